@@ -1,0 +1,2 @@
+ALTER TABLE "reports" ADD COLUMN "job_id" uuid;--> statement-breakpoint
+ALTER TABLE "reports" ADD COLUMN "details" jsonb;

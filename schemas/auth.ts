@@ -1,0 +1,65 @@
+// Bodies and answers of /auth/*.
+import { Type, type Static } from '@sinclair/typebox'
+
+// E-mail addresses are trimmed and lower-cased before validation (see routes/auth/normalize.ts).
+export const EmailSchema = Type.String({ format: 'email', minLength: 3, maxLength: 254 })
+export const PasswordSchema = Type.String({ minLength: 8, maxLength: 256 })
+export const AcquisitionCodeSchema = Type.String({ maxLength: 256 })
+
+export const SigninBodySchema = Type.Object({
+  email: EmailSchema,
+  // sign-in accepts any stored password; only its length is capped (DESIGN 8.1)
+  password: Type.String({ minLength: 1, maxLength: 256 }),
+  token: Type.Optional(Type.Boolean({ description: 'return the JWT in the body' })),
+  remember: Type.Optional(Type.Boolean({ description: 'false: browser-session cookie; never changes the JWT lifetime' }))
+}, { examples: [{ email: 'jane@example.com', password: 'correct horse battery', token: true }] })
+export type SigninBody = Static<typeof SigninBodySchema>
+
+export const SignupBodySchema = Type.Object({
+  email: EmailSchema,
+  password: PasswordSchema,
+  token: Type.String({ minLength: 1, maxLength: 4096, description: 'CAPTCHA token' }),
+  promocode: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  acquisition_code: Type.Optional(AcquisitionCodeSchema)
+}, { examples: [{ email: 'jane@example.com', password: 'correct horse battery', token: 'captcha-token', acquisition_code: 'spring-campaign' }] })
+export type SignupBody = Static<typeof SignupBodySchema>
+
+export const HashParamsSchema = Type.Object({ hash: Type.String({ minLength: 1, maxLength: 128 }) })
+
+export const AuthInfoSchema = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  confirmed: Type.Boolean(),
+  hasPassword: Type.Boolean(),
+  idp: Type.Object({ google: Type.Boolean() }),
+  acquisitionCode: Type.Optional(Type.String()),
+  promocode: Type.Optional(Type.String()),
+  reportCredits: Type.Integer(),
+  subscription: Type.Union([
+    Type.Object({ status: Type.String(), currentPeriodEnd: Type.Union([Type.String(), Type.Null()]) }),
+    Type.Null()
+  ]),
+  createdAt: Type.String()
+})
+export type AuthInfo = Static<typeof AuthInfoSchema>
+
+export const RecoveryBodySchema = Type.Object({
+  email: EmailSchema
+}, { examples: [{ email: 'jane@example.com' }] })
+export type RecoveryBody = Static<typeof RecoveryBodySchema>
+
+export const RecoveryPasswordBodySchema = Type.Object({
+  password: PasswordSchema
+}, { examples: [{ password: 'a new correct horse battery' }] })
+export type RecoveryPasswordBody = Static<typeof RecoveryPasswordBodySchema>
+
+// Google Identity Services posts {clientId, credential, select_by}; the checks that matter are on the
+// credential itself, so these only bound the sizes.
+export const IdpBodySchema = Type.Object({
+  clientId: Type.String({ maxLength: 256 }),
+  credential: Type.String({ maxLength: 8192, description: 'the Google ID token (a JWT)' }),
+  select_by: Type.String({ maxLength: 64 }),
+  token: Type.Optional(Type.Boolean({ description: 'return the JWT in the body' })),
+  acquisition_code: Type.Optional(AcquisitionCodeSchema)
+}, { examples: [{ clientId: '1234.apps.googleusercontent.com', credential: 'eyJhbGciOiJSUzI1NiIs…', select_by: 'btn', token: true }] })
+export type IdpBody = Static<typeof IdpBodySchema>

@@ -1,0 +1,42 @@
+// Shapes shared by every resource.
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+
+export const SOURCES = ['ig', 'fb', 'tt', 'tw', 'li'] as const
+export const SourceSchema = Type.Union(SOURCES.map((s) => Type.Literal(s)), { description: 'source network' })
+export type Source = Static<typeof SourceSchema>
+
+export const GeneralErrorSchema = Type.Object({
+  code: Type.Integer({ description: 'HTTP status' }),
+  message: Type.String()
+}, { $id: 'GeneralError', examples: [{ code: 401, message: 'access denied' }] })
+export type GeneralError = Static<typeof GeneralErrorSchema>
+
+export const FieldErrorSchema = Type.Object({
+  field: Type.Union([Type.Literal('email'), Type.Literal('password'), Type.Literal('promocode')]),
+  message: Type.String()
+})
+export type FieldError = Static<typeof FieldErrorSchema>
+
+export const FormResultSchema = Type.Object({
+  status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
+  token: Type.Optional(Type.String({ description: 'JWT, only when the request set `token` to true' })),
+  isNewUser: Type.Optional(Type.Boolean()),
+  fieldError: Type.Optional(FieldErrorSchema)
+}, { examples: [{ status: 'error', fieldError: { field: 'password', message: 'Wrong e-mail or password' } }] })
+export type FormResult = Static<typeof FormResultSchema>
+
+export const SuccessSchema = Type.Object({ status: Type.Literal('success') })
+
+export const PageQuerySchema = Type.Object({
+  offset: Type.Integer({ minimum: 0, default: 0 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 })
+}, { additionalProperties: false })
+
+export const IdParamsSchema = Type.Object({ id: Type.String({ format: 'uuid' }) })
+
+// Every status a route can answer with an error, in the GeneralError shape.
+export function errorResponses (...codes: number[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {}
+  for (const c of codes) out[c] = GeneralErrorSchema
+  return out
+}

@@ -1,0 +1,59 @@
+// The environment, as the service reads it. Every variable is documented in .env.example.
+import { Type, type Static } from '@sinclair/typebox'
+
+const OnOff = (def?: 'on' | 'off') => Type.Union([Type.Literal('on'), Type.Literal('off')], def ? { default: def } : {})
+const Int = (def: number, min = 0, max = 2 ** 31 - 1) => Type.Integer({ default: def, minimum: min, maximum: max })
+
+export const EnvSchema = Type.Object({
+  NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], { default: 'development' }),
+  HOST: Type.String({ default: '127.0.0.1' }),
+  PORT: Int(8443, 0, 65535),
+  PUBLIC_URL: Type.String({ default: 'https://localhost:8443', pattern: '^https?://[^/]+' }),
+  DATA_DIR: Type.String({ default: './.data' }),
+  DATABASE_URL: Type.String({ default: '' }),
+  TLS: OnOff('on'),
+  TLS_CERT_FILE: Type.String({ default: '' }),
+  TLS_KEY_FILE: Type.String({ default: '' }),
+  TRUST_PROXY: Type.String({ default: '' }),
+  ALLOW_HTTP: Type.Boolean({ default: false }),
+  JWT_SECRET: Type.String({ default: '' }),
+  JWT_PREVIOUS_SECRETS: Type.String({ default: '' }),
+  JWT_TTL: Int(86400, 60),
+  SESSION_SECRET: Type.String({ default: '' }),
+  SESSION_TTL: Int(2592000, 60),
+  CAPTCHA_VERIFY_URL: Type.String({ default: '' }),
+  CAPTCHA_SECRET: Type.String({ default: '' }),
+  CAPTCHA: Type.Optional(OnOff()),
+  SMTP_URL: Type.String({ default: '' }),
+  MAIL_FROM: Type.String({ default: 'Profile Interest Reports <no-reply@localhost>' }),
+  GOOGLE_CLIENT_IDS: Type.String({ default: '' }),
+  GOOGLE_CERTS_URL: Type.String({ default: '' }),
+  STRIPE_SECRET_KEY: Type.String({ default: '' }),
+  STRIPE_WEBHOOK_SECRET: Type.String({ default: '' }),
+  STRIPE_PRICE_ID: Type.String({ default: '' }),
+  STRIPE_API_URL: Type.String({ default: '' }),
+  REDIS_URL: Type.String({ default: '' }),
+  WORKERS: Int(1, 0, 64),
+  REPORT_JOB_EXPIRE_S: Int(120, 1, 86400),
+  QUEUE_MAINTENANCE_S: Int(30, 1, 3600),
+  INGEST_TOKEN: Type.String({ default: '' }),
+  INGEST_BODY_LIMIT: Int(256 * 1024 * 1024, 1024),
+  SIGNUP_FREE_REPORTS: Int(1, 0, 1000),
+  DEMO_DATA: Type.Optional(OnOff()),
+  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+  CORS_ORIGINS: Type.String({ default: '' }),
+  SSE_HEARTBEAT_S: Int(15, 1, 3600),
+  METRICS_PORT: Type.String({ default: '' }),
+  ARGON2_MEMORY_KIB: Int(19456, 1024),
+  ARGON2_TIME_COST: Int(2, 1, 100),
+  ARGON2_PARALLELISM: Int(1, 1, 16),
+  RATE_LIMIT_SIGNIN_EMAIL: Int(10, 1),
+  RATE_LIMIT_SIGNIN_IP: Int(30, 1),
+  RATE_LIMIT_SIGNUP_IP: Int(10, 1),
+  RATE_LIMIT_RECOVERY_EMAIL: Int(5, 1),
+  RATE_LIMIT_RECOVERY_IP: Int(20, 1),
+  RATE_LIMIT_REFRESH: Int(60, 1),
+  RATE_LIMIT_GLOBAL: Int(6000, 1)
+})
+
+export type Env = Static<typeof EnvSchema>

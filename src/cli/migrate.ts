@@ -1,0 +1,13 @@
+// npm run db:migrate: apply the migrations in drizzle/ to DATABASE_URL (or the embedded database).
+import { ConfigError, loadConfig } from '../config.ts'
+import { openDatabase } from '../plugins/db.ts'
+
+try {
+  const config = loadConfig()
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
+  await database.close()
+  console.log(`migrations applied to ${config.databaseUrl ? 'PostgreSQL' : 'the embedded database'}`)
+} catch (err) {
+  console.error(err instanceof ConfigError ? err.message : err)
+  process.exit(1)
+}

@@ -1,0 +1,98 @@
+// One factory, two drivers: postgres.js against a real PostgreSQL, or embedded PGlite.
+// Both run the same migrations and the same Drizzle queries.
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import postgres from 'postgres'
+import * as schema from './schema.ts'
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>
+
+// What the service needs beyond Drizzle: raw SQL (pg-boss, COPY-free bulk work), LISTEN/NOTIFY, close.
+export interface Database {
+  db: Db
+  kind: 'postgres' | 'pglite'
+  /** run a parameterised statement and get its rows */
+  query: <T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>
+  /** run several statements without parameters */
+  exec: (text: string) => Promise<void>
+  listen: (channel: string, onMessage: (payload: string) => void, onListen?: () => void) => Promise<() => Promise<void>>
+  notify: (channel: string, payload: string) => Promise<void>
+  close: () => Promise<void>
+  /** the underlying PGlite instance, when embedded (tests clone it) */
+  pglite?: PGlite
+  /** the underlying postgres.js client, when on PostgreSQL */
+  sql?: postgres.Sql
+}
+
+export interface DatabaseOptions {
+  url?: string
+  dataDir?: string
+  pglite?: PGlite
+  max?: number
+}
+
+export function fromPglite (pg: PGlite): Database {
+  const db = drizzlePglite(pg, { schema }) as unknown as Db
+  return {
+    db,
+    kind: 'pglite',
+    pglite: pg,
+    query: async (text, params) => (await pg.query(text, params as unknown[])).rows as never,
+    exec: async (text) => { await pg.exec(text) },
+    listen: async (channel, onMessage, onListen) => {
+      const unsub = await pg.listen(channel, onMessage)
+      onListen?.()
+      return unsub
+    },
+    notify: async (channel, payload) => { await pg.query('select pg_notify($1, $2)', [channel, payload]) },
+    close: async () => { if (!pg.closed) await pg.close() }
+  }
+}
+
+// node-postgres (and so pg-boss) sends a plain object as JSON and undefined as NULL; postgres.js
+// would throw on either, outside any promise, so they are converted here.
+function jsonParam (v: unknown): unknown {
+  if (v === undefined) return null
+  return v !== null && typeof v === 'object' && !(v instanceof Date) && !Array.isArray(v) && !Buffer.isBuffer(v) ? JSON.stringify(v) : v
+}
+
+export function fromPostgres (url: string, max = 10): Database {
+  const sql = postgres(url, {
+    max,
+    onnotice: () => {},
+    // a dead server must surface as an error quickly, not as a hung request
+    connect_timeout: 5,
+    idle_timeout: 60
+  })
+  const db = drizzlePostgres(sql, { schema }) as unknown as Db
+  return {
+    db,
+    kind: 'postgres',
+    sql,
+    query: async (text, params) => await sql.unsafe(text, params?.map(jsonParam) as never[]) as never,
+    exec: async (text) => { await sql.unsafe(text).simple() },
+    listen: async (channel, onMessage, onListen) => {
+      const meta = await sql.listen(channel, onMessage, onListen)
+      return async () => { await meta.unlisten() }
+    },
+    notify: async (channel, payload) => { await sql.notify(channel, payload) },
+    close: async () => { await sql.end({ timeout: 5 }) }
+  }
+}
+
+export async function createDatabase (opts: DatabaseOptions): Promise<Database> {
+  if (opts.pglite) return fromPglite(opts.pglite)
+  if (opts.url) return fromPostgres(opts.url, opts.max)
+  let dir: string | undefined
+  if (opts.dataDir) {
+    dir = join(opts.dataDir, 'pglite')
+    mkdirSync(dir, { recursive: true })
+  }
+  const pg = new PGlite(dir)
+  await pg.waitReady
+  return fromPglite(pg)
+}

@@ -1,0 +1,176 @@
+// Every table of the service, declared once. Change a table here, then `npm run db:generate`.
+import { sql } from 'drizzle-orm'
+import {
+  bigserial, boolean, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid
+} from 'drizzle-orm/pg-core'
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow()
+
+// ---------------------------------------------------------------- accounts and auth
+
+export const users = pgTable('users', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  email: text('email').notNull().unique(),
+  passwordHash: text('password_hash'),
+  confirmedAt: timestamp('confirmed_at', { withTimezone: true }),
+  googleSub: text('google_sub').unique(),
+  acquisitionCode: text('acquisition_code'),
+  promocode: text('promocode'),
+  reportCredits: integer('report_credits').notNull().default(0),
+  stripeCustomerId: text('stripe_customer_id').unique(),
+  createdAt: createdAt()
+})
+
+// Session rows back @fastify/session (id = the cookie's session id, a secret) and JWTs (`sid` claim =
+// public_id, so a token never carries the cookie secret).
+export const sessions = pgTable('sessions', {
+  id: text('id').primaryKey(),
+  publicId: uuid('public_id').notNull().unique().defaultRandom(),
+  userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+  data: jsonb('data').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  endedAt: timestamp('ended_at', { withTimezone: true }),
+  createdAt: createdAt()
+}, (t) => [index('sessions_user_idx').on(t.userId), index('sessions_ended_idx').on(t.endedAt)])
+
+export const promocodes = pgTable('promocodes', {
+  code: text('code').primaryKey(),
+  maxUses: integer('max_uses').notNull(),
+  uses: integer('uses').notNull().default(0),
+  credits: integer('credits').notNull().default(1),
+  expiresAt: timestamp('expires_at', { withTimezone: true }),
+  createdAt: createdAt()
+})
+
+// Confirmation and recovery links: only the SHA-256 of the mailed secret is stored.
+export const authTokens = pgTable('auth_tokens', {
+  hash: text('hash').primaryKey(),
+  kind: text('kind', { enum: ['confirm', 'recovery'] }).notNull(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  usedAt: timestamp('used_at', { withTimezone: true }),
+  createdAt: createdAt()
+}, (t) => [index('auth_tokens_user_idx').on(t.userId)])
+
+// Failed sign-ins per e-mail address (whether or not it is registered, so the backoff tells nothing).
+export const signinFailures = pgTable('signin_failures', {
+  email: text('email').primaryKey(),
+  failures: integer('failures').notNull().default(0),
+  lockedUntil: timestamp('locked_until', { withTimezone: true }),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow()
+})
+
+export const auditEvents = pgTable('audit_events', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  userId: uuid('user_id'),
+  kind: text('kind').notNull(),
+  ip: text('ip'),
+  userAgent: text('user_agent'),
+  createdAt: createdAt()
+}, (t) => [index('audit_events_user_idx').on(t.userId)])
+
+// ---------------------------------------------------------------- profile data (ingest)
+
+export const categories = pgTable('categories', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  synthetic: boolean('synthetic').notNull().default(false)
+})
+
+export const redFlags = pgTable('red_flags', {
+  id: text('id').primaryKey(),
+  label: text('label').notNull()
+})
+
+export const interests = pgTable('interests', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  categoryId: text('category_id').notNull().references(() => categories.id),
+  redFlagId: text('red_flag_id').references(() => redFlags.id)
+})
+
+export const accounts = pgTable('accounts', {
+  id: text('id').primaryKey(),
+  source: text('source').notNull(),
+  username: text('username').notNull(),
+  fullname: text('fullname').notNull(),
+  image: text('image')
+})
+
+export const accountInterests = pgTable('account_interests', {
+  accountId: text('account_id').notNull().references(() => accounts.id, { onDelete: 'cascade' }),
+  interestId: text('interest_id').notNull().references(() => interests.id)
+}, (t) => [primaryKey({ columns: [t.accountId, t.interestId] })])
+
+export const profiles = pgTable('profiles', {
+  id: text('id').primaryKey(),
+  source: text('source').notNull(),
+  username: text('username').notNull(),
+  fullname: text('fullname').notNull(),
+  image: text('image'),
+  link: text('link').notNull()
+}, (t) => [uniqueIndex('profiles_source_username_idx').on(t.source, sql`lower(${t.username})`)])
+
+export const follows = pgTable('follows', {
+  profileId: text('profile_id').notNull().references(() => profiles.id, { onDelete: 'cascade' }),
+  accountId: text('account_id').notNull().references(() => accounts.id, { onDelete: 'cascade' }),
+  since: date('since', { mode: 'string' }).notNull(),
+  until: date('until', { mode: 'string' })
+}, (t) => [primaryKey({ columns: [t.profileId, t.accountId] })])
+
+// One row per unordered pair, stored with a < b.
+export const friendships = pgTable('friendships', {
+  a: text('a').notNull().references(() => profiles.id, { onDelete: 'cascade' }),
+  b: text('b').notNull().references(() => profiles.id, { onDelete: 'cascade' })
+}, (t) => [primaryKey({ columns: [t.a, t.b] }), index('friendships_b_idx').on(t.b)])
+
+// ---------------------------------------------------------------- reports
+
+export const reports = pgTable('reports', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  status: text('status', { enum: ['draft', 'queued', 'generating', 'ready', 'failed'] }).notNull().default('draft'),
+  progress: integer('progress').notNull().default(0),
+  stage: text('stage'),
+  // [{source, profileId, username, fullname, image}] in source order
+  profiles: jsonb('profiles').notNull(),
+  // true while a generate call's credit is held by this report (refunded if every attempt fails)
+  creditHeld: boolean('credit_held').notNull().default(false),
+  // the pg-boss job of the current generate call: re-sending it after a crash is a no-op
+  jobId: uuid('job_id'),
+  // the finished report JSON, stored once at generation and served as bytes, with its ETag
+  body: text('body'),
+  // per source: the full category tree, friend lists and diffs, paged by the report endpoints
+  details: jsonb('details'),
+  etag: text('etag'),
+  error: text('error'),
+  createdAt: createdAt(),
+  generatedAt: timestamp('generated_at', { withTimezone: true })
+}, (t) => [index('reports_user_created_idx').on(t.userId, t.createdAt)])
+
+export const reportEvents = pgTable('report_events', {
+  reportId: uuid('report_id').notNull().references(() => reports.id, { onDelete: 'cascade' }),
+  seq: integer('seq').notNull(),
+  kind: text('kind').notNull(),
+  data: jsonb('data').notNull(),
+  createdAt: createdAt()
+}, (t) => [primaryKey({ columns: [t.reportId, t.seq] })])
+
+// ---------------------------------------------------------------- billing
+
+export const subscriptions = pgTable('subscriptions', {
+  userId: uuid('user_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),
+  stripeSubscriptionId: text('stripe_subscription_id').notNull().unique(),
+  status: text('status').notNull(),
+  priceId: text('price_id'),
+  currentPeriodEnd: timestamp('current_period_end', { withTimezone: true }),
+  // Stripe event `created` of the newest event applied: an older event never overwrites newer state
+  eventCreated: integer('event_created').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow()
+})
+
+export const stripeEvents = pgTable('stripe_events', {
+  id: text('id').primaryKey(),
+  type: text('type').notNull(),
+  createdAt: createdAt()
+})

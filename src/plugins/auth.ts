@@ -1,0 +1,150 @@
+// Authentication: the session cookie (@fastify/cookie + @fastify/session on the sessions table) and
+// Bearer JWTs (@fastify/jwt, HS256 pinned). `authenticate` is the onRequest hook of every protected
+// scope; it checks the token's session against the in-memory ended set, never the database.
+import fp from 'fastify-plugin'
+import cookie from '@fastify/cookie'
+import session from '@fastify/session'
+import jwt from '@fastify/jwt'
+import { createVerifier } from 'fast-jwt'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { CrossSiteRequest, Unauthorized } from '../errors.ts'
+import { SESSION_ENDED_CHANNEL, type SessionService } from '../services/sessions.ts'
+
+export const SESSION_COOKIE = 'sid'
+export const COOKIE_PATH = '/api/v1'
+
+export interface AuthUser { id: string, sid: string }
+
+declare module '@fastify/jwt' {
+  interface FastifyJWT {
+    // iat may be set by a signer (tests back-date tokens); exp is always derived from it
+    payload: { sub: string, sid: string, iat?: number }
+    user: AuthUser
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    sessions: SessionService
+    authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+    /** the user of a Bearer token if one is sent, else of the session cookie; null when neither */
+    identify: (request: FastifyRequest) => Promise<AuthUser | null>
+    issueToken: (user: AuthUser) => string
+    /** DESIGN 8.10: a cookie-authenticated state change must come from our own origin */
+    checkOrigin: (request: FastifyRequest) => void
+  }
+  interface Session {
+    userId?: string
+    publicId?: string
+    refreshedAt?: number
+  }
+}
+
+export interface AuthOptions {
+  sessions: SessionService
+  jwt: { secret: string, previousSecrets: string[], ttl: number }
+  session: { secret: string, ttl: number }
+  /** ALLOW_HTTP: still issue the cookie (with its Secure flag) over plain HTTP */
+  allowHttp: boolean
+  allowedOrigins: string[]
+}
+
+async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
+  const { sessions } = opts
+  app.decorate('sessions', sessions)
+
+  await app.register(cookie)
+  await app.register(session, {
+    secret: opts.session.secret,
+    cookieName: SESSION_COOKIE,
+    store: sessions.store as never,
+    saveUninitialized: false,
+    rolling: false,
+    cookie: {
+      path: COOKIE_PATH,
+      httpOnly: true,
+      sameSite: 'lax',
+      // @fastify/session refuses to set a Secure cookie on a plain-HTTP request; ALLOW_HTTP re-adds the flag below
+      secure: !opts.allowHttp,
+      maxAge: opts.session.ttl * 1000
+    }
+  })
+  // When the id changes (sign-in with an old cookie), @fastify/session clears the old cookie and sets
+  // the new one in the same answer: keep only the last `sid`, so no client can take the cleared one.
+  // ALLOW_HTTP: re-add the Secure flag @fastify/session leaves off over plain HTTP.
+  app.addHook('onSend', async (_request, reply) => {
+    const set = reply.getHeader('set-cookie')
+    if (!set) return
+    const list = Array.isArray(set) ? set.map(String) : [String(set)]
+    const isSid = (c: string) => c.startsWith(`${SESSION_COOKIE}=`)
+    let last = -1
+    list.forEach((c, i) => { if (isSid(c)) last = i })
+    reply.removeHeader('set-cookie')
+    reply.header('set-cookie', list.filter((c, i) => !isSid(c) || i === last)
+      .map((c) => opts.allowHttp && isSid(c) && !/;\s*Secure/i.test(c) ? `${c}; Secure` : c))
+  })
+
+  await app.register(jwt, {
+    secret: opts.jwt.secret,
+    sign: { algorithm: 'HS256', expiresIn: opts.jwt.ttl },
+    verify: { algorithms: ['HS256'], cache: true }
+  })
+  // Tokens signed with a rotated-out secret still verify until they expire (JWT_PREVIOUS_SECRETS).
+  const previous = opts.jwt.previousSecrets.map((key) => createVerifier({ key, algorithms: ['HS256'], cache: true }))
+
+  function verify (token: string): AuthUser | null {
+    let claims: Record<string, unknown> | undefined
+    try {
+      claims = app.jwt.verify<Record<string, unknown>>(token)
+    } catch {
+      for (const v of previous) {
+        try { claims = v(token); break } catch {}
+      }
+    }
+    if (!claims || typeof claims.sub !== 'string' || typeof claims.sid !== 'string') return null
+    if (sessions.isEnded(claims.sid)) return null
+    return { id: claims.sub, sid: claims.sid }
+  }
+
+  function bearer (request: FastifyRequest): string | undefined {
+    const h = request.headers.authorization
+    if (typeof h !== 'string') return undefined
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(h)
+    return m ? m[1] : undefined
+  }
+
+  app.decorate('authenticate', async (request: FastifyRequest) => {
+    const token = bearer(request)
+    const user = token ? verify(token) : null
+    if (!user) throw new Unauthorized()
+    request.user = user
+  })
+
+  app.decorate('identify', async (request: FastifyRequest) => {
+    const token = bearer(request)
+    if (token) return verify(token)
+    const s = request.session
+    if (s?.userId && s.publicId && !sessions.isEnded(s.publicId)) return { id: s.userId, sid: s.publicId }
+    return null
+  })
+
+  app.decorate('issueToken', (user: AuthUser) => app.jwt.sign({ sub: user.id, sid: user.sid }))
+
+  const allowed = new Set(opts.allowedOrigins)
+  app.decorate('checkOrigin', (request: FastifyRequest) => {
+    const origin = request.headers.origin
+    if (request.headers['sec-fetch-site'] === 'cross-site') throw new CrossSiteRequest()
+    if (typeof origin === 'string' && !allowed.has(origin)) throw new CrossSiteRequest()
+  })
+
+  // Every instance learns of ended sessions through NOTIFY; on (re)connect it reloads what it may have missed.
+  await sessions.loadEnded()
+  await app.events.on(SESSION_ENDED_CHANNEL, (publicId) => sessions.onEndedNotice(publicId), () => {
+    sessions.loadEnded().catch((err) => app.log.warn({ err }, 'reloading ended sessions failed'))
+  })
+  const pruner = setInterval(() => sessions.prune(), 60_000)
+  pruner.unref()
+  app.addHook('onClose', async () => { clearInterval(pruner) })
+}
+
+export default fp(authPlugin, { name: 'auth', dependencies: ['db', 'events'] })

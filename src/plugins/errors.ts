@@ -1,0 +1,69 @@
+// One error handler and one 404 for the whole app: every error leaves in the GeneralError shape, or
+// on form endpoints (spec rule 1) as an HTTP 200 FormResult naming the first bad field.
+import fp from 'fastify-plugin'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { fastifyClientErrors, statusMessages } from '../errors.ts'
+import { fieldErrorFor } from '../services/form-errors.ts'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** a form endpoint: validation failures answer HTTP 200 {status:"error", fieldError} */
+    form?: boolean
+  }
+}
+
+// postgres.js, PGlite and the OS say "the database is not there" in different words.
+const DB_DOWN_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  '57P01', '57P02', '57P03', '53300', '08000', '08003', '08006', '08001', '08004'
+])
+
+export function isDatabaseDown (err: unknown): boolean {
+  for (let e = err as { code?: string, cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && DB_DOWN_CODES.has(e.code)) return true
+    if (e instanceof Error && /PGlite is closed/i.test(e.message)) return true
+  }
+  return false
+}
+
+function send (reply: FastifyReply, code: number, message: string) {
+  return reply.code(code).send({ code, message })
+}
+
+async function errorsPlugin (app: FastifyInstance) {
+  app.setErrorHandler(function handler (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+    if (error.validation) {
+      if (request.routeOptions.config?.form) {
+        const mapped = fieldErrorFor(error.validation, error.validationContext)
+        if (mapped) return reply.code(200).send({ status: 'error', fieldError: mapped })
+      }
+      const v = error.validation[0]
+      const where = (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.') ||
+        (v.params as { missingProperty?: string })?.missingProperty || error.validationContext || 'request'
+      return send(reply, 400, `${error.validationContext ?? 'request'} ${where}: ${v.message ?? 'is invalid'}`.slice(0, 300))
+    }
+    const known = error.code ? fastifyClientErrors[error.code] : undefined
+    if (known) return send(reply, known.code, known.message)
+
+    const status = error.statusCode ?? 500
+    if (status >= 500 || status < 400) {
+      if (isDatabaseDown(error)) {
+        request.log.warn({ err: error }, 'database unavailable')
+        return send(reply, 503, 'service unavailable')
+      }
+      if (status === 503) return send(reply, 503, error.code?.startsWith('PIR_') ? error.message : 'service unavailable')
+      request.log.error({ err: error }, 'request failed')
+      return send(reply, 500, 'internal error')
+    }
+    if (status === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', '60')
+    const own = error.code?.startsWith('PIR_')
+    return send(reply, status, own ? error.message : (statusMessages[status] ?? 'bad request'))
+  })
+
+  app.setNotFoundHandler(function notFound (_request, reply) {
+    return send(reply, 404, 'not found')
+  })
+}
+
+export default fp(errorsPlugin, { name: 'errors' })

@@ -1,0 +1,50 @@
+// The Bearer half of /auth: sign-out, account information, confirmation resend, Google unlinking.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errorResponses, SuccessSchema } from '../../../schemas/common.ts'
+import { AuthInfoSchema } from '../../../schemas/auth.ts'
+import { Conflict, Unauthorized } from '../../errors.ts'
+import { AUDIT } from '../../services/audit.ts'
+import { COOKIE_PATH, SESSION_COOKIE } from '../../plugins/auth.ts'
+import { requestMeta } from './normalize.ts'
+
+const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { accounts, audit, googleAccounts } = app.services
+  app.addHook('onRequest', app.authenticate)
+
+  app.post('/signout', {
+    schema: { tags: ['auth'], summary: 'End the session', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(401, 403, 429, 500, 503) } }
+  }, async (request, reply) => {
+    await app.sessions.endByPublicId(request.user.sid)
+    if (request.session?.userId) await request.session.destroy()
+    reply.clearCookie(SESSION_COOKIE, { path: COOKIE_PATH })
+    await audit.record(AUDIT.signout, request.user.id, requestMeta(request))
+    return { status: 'success' as const }
+  })
+
+  app.get('/info', {
+    schema: { tags: ['auth'], summary: 'The current user', security: [{ bearer: [] }], response: { 200: AuthInfoSchema, ...errorResponses(401, 429, 500, 503) } }
+  }, async (request) => {
+    const info = await accounts.info(request.user.id)
+    if (!info) throw new Unauthorized()
+    return info
+  })
+
+  app.delete('/idp', {
+    schema: { tags: ['auth'], summary: 'Unlink the Google account', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(401, 409, 429, 500, 503) } }
+  }, async (request) => {
+    const outcome = await googleAccounts.unlink(request.user.id, requestMeta(request))
+    if (outcome === 'unknown') throw new Unauthorized()
+    // Without a password, unlinking would lock the owner out of the account.
+    if (outcome === 'no-password') throw new Conflict('set a password before unlinking')
+    return { status: 'success' as const }
+  })
+
+  app.post('/confirm/resend', {
+    schema: { tags: ['auth'], summary: 'Mail a new confirmation link', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(401, 429, 500, 503) } }
+  }, async (request) => {
+    await accounts.resendConfirmation(request.user.id)
+    return { status: 'success' as const }
+  })
+}
+
+export default protectedAuthRoutes

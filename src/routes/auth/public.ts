@@ -1,0 +1,92 @@
+// The public half of /auth: sign-in, refresh, sign-up, confirmation (spec 4, DESIGN 3.2).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errorResponses, FormResultSchema, SuccessSchema } from '../../../schemas/common.ts'
+import { HashParamsSchema, SigninBodySchema, SignupBodySchema } from '../../../schemas/auth.ts'
+import { notFound, TooManyRequests, Unauthorized } from '../../errors.ts'
+import { normalizeEmail, requestMeta } from './normalize.ts'
+import { startSession } from './session-start.ts'
+import type { Config } from '../../config.ts'
+
+const formResponses = { 200: FormResultSchema, ...errorResponses(400, 413, 415, 429, 500, 503) }
+const MINUTE = 60_000
+
+const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
+  const { accounts } = app.services
+  const limits = config.rateLimits
+
+  const signinPerIp = app.limiter({ name: 'signin-ip', max: limits.signinIp, timeWindow: MINUTE, key: (r) => r.ip })
+  const signinPerEmail = app.limiter({
+    name: 'signin-email', max: limits.signinEmail, timeWindow: 15 * MINUTE, key: (r) => (r.body as { email: string }).email
+  })
+  const signupPerIp = app.limiter({ name: 'signup-ip', max: limits.signupIp, timeWindow: 60 * MINUTE, key: (r) => r.ip })
+  const refreshPerSession = app.limiter({
+    name: 'refresh', max: limits.refresh, timeWindow: MINUTE, key: (r) => r.session?.publicId ?? r.ip
+  })
+
+  app.post('/signin', {
+    schema: { tags: ['auth'], summary: 'Sign in with e-mail and password', body: SigninBodySchema, response: formResponses },
+    config: { form: true },
+    onRequest: signinPerIp,
+    preValidation: normalizeEmail,
+    preHandler: signinPerEmail
+  }, async (request, reply) => {
+    const { email, password, token, remember } = request.body
+    const outcome = await accounts.signin(email, password, requestMeta(request))
+    if (!outcome.ok) {
+      if ('retryAfter' in outcome) {
+        reply.header('retry-after', String(outcome.retryAfter))
+        throw new TooManyRequests()
+      }
+      return { status: 'error' as const, fieldError: outcome.fieldError }
+    }
+    const user = await startSession(request, outcome.userId, { remember })
+    return token === true ? { status: 'success' as const, token: app.issueToken(user) } : { status: 'success' as const }
+  })
+
+  app.post('/token/refresh', {
+    schema: {
+      tags: ['auth'],
+      summary: 'A new JWT from the session cookie',
+      response: { 200: FormResultSchema, ...errorResponses(401, 403, 429, 500, 503) }
+    },
+    onRequest: async (request) => app.checkOrigin(request),
+    preHandler: refreshPerSession
+  }, async (request) => {
+    const s = request.session
+    if (!s?.userId || !s.publicId || app.sessions.isEnded(s.publicId)) throw new Unauthorized()
+    // Rolling expiry: the row and the cookie are saved again when the answer leaves.
+    s.touch()
+    s.set('refreshedAt', Date.now())
+    return { status: 'success' as const, token: app.issueToken({ id: s.userId, sid: s.publicId }) }
+  })
+
+  app.post('/signup', {
+    schema: { tags: ['auth'], summary: 'Create an account (no sign-in)', body: SignupBodySchema, response: formResponses },
+    config: { form: true },
+    onRequest: signupPerIp,
+    preValidation: normalizeEmail
+  }, async (request) => {
+    const b = request.body
+    return await accounts.signup({
+      email: b.email,
+      password: b.password,
+      captchaToken: b.token,
+      promocode: b.promocode,
+      acquisitionCode: b.acquisition_code
+    }, requestMeta(request))
+  })
+
+  app.post('/confirm/:hash', {
+    schema: {
+      tags: ['auth'],
+      summary: 'Confirm the account from the e-mailed link',
+      params: HashParamsSchema,
+      response: { 200: SuccessSchema, ...errorResponses(400, 404, 429, 500, 503) }
+    }
+  }, async (request) => {
+    if (!await accounts.confirm(request.params.hash, requestMeta(request))) throw notFound('this link is invalid or has expired')
+    return { status: 'success' as const }
+  })
+}
+
+export default publicAuthRoutes

@@ -1,0 +1,210 @@
+// Sign-up, sign-in, confirmation and account information (DESIGN 3.2). No Fastify types here.
+import { and, eq, gt, isNull, sql } from 'drizzle-orm'
+import type { Database } from '../db/client.ts'
+import { authTokens, signinFailures, subscriptions, users } from '../db/schema.ts'
+import type { FieldError } from '../../schemas/common.ts'
+import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
+import type { CaptchaService } from './captcha.ts'
+import { PROMO_MESSAGE } from './form-errors.ts'
+import { hashLinkSecret, newLinkSecret } from './link-secrets.ts'
+import type { MailService } from './mail.ts'
+import type { PasswordService } from './passwords.ts'
+import type { PromocodeService } from './promocodes.ts'
+
+export const CONFIRM_TTL_MS = 7 * 24 * 3600 * 1000
+const BACKOFF_AFTER = 5
+const BACKOFF_MAX_S = 300
+
+export const MESSAGES = {
+  wrongCredentials: 'Wrong e-mail or password',
+  captcha: 'CAPTCHA check failed, please try again'
+} as const
+
+export interface SignupInput {
+  email: string
+  password: string
+  captchaToken: string
+  promocode?: string
+  acquisitionCode?: string
+}
+
+export type SigninOutcome =
+  | { ok: true, userId: string }
+  | { ok: false, fieldError: FieldError }
+  | { ok: false, retryAfter: number }
+
+interface Deps {
+  database: Database
+  passwords: PasswordService
+  captcha: CaptchaService
+  mail: MailService
+  audit: AuditService
+  promocodes: PromocodeService
+  publicUrl: string
+  signupFreeReports: number
+  now?: () => number
+}
+
+class PromocodeRefused extends Error {}
+
+export function createAccountService (deps: Deps) {
+  const db = deps.database.db
+  const now = deps.now ?? Date.now
+  const fail = (field: FieldError['field'], message: string) => ({ status: 'error' as const, fieldError: { field, message } })
+
+  function confirmationMail (to: string, secret: string) {
+    const link = `${deps.publicUrl}/confirm/${secret}`
+    return {
+      to,
+      subject: 'Confirm your e-mail address',
+      text: `Welcome to Profile Interest Reports.\n\nConfirm your e-mail address by opening this link within 7 days:\n${link}\n\nIf you did not sign up, ignore this message.\n`,
+      link
+    }
+  }
+
+  async function newConfirmation (tx: typeof db, userId: string): Promise<string> {
+    const { secret, hash } = newLinkSecret()
+    await tx.insert(authTokens).values({ hash, kind: 'confirm', userId, expiresAt: new Date(now() + CONFIRM_TTL_MS) })
+    return secret
+  }
+
+  async function lockedFor (email: string): Promise<number> {
+    const [row] = await db.select({ lockedUntil: signinFailures.lockedUntil }).from(signinFailures)
+      .where(eq(signinFailures.email, email))
+    const until = row?.lockedUntil?.getTime() ?? 0
+    return until > now() ? Math.ceil((until - now()) / 1000) : 0
+  }
+
+  async function recordFailure (email: string): Promise<void> {
+    // 1, 2, 4 … 300 s of backoff from the fifth failure on (DESIGN 8.5), per address, registered or not.
+    await db.insert(signinFailures).values({ email, failures: 1, updatedAt: new Date(now()) })
+      .onConflictDoUpdate({
+        target: signinFailures.email,
+        set: {
+          failures: sql`${signinFailures.failures} + 1`,
+          updatedAt: new Date(now()),
+          lockedUntil: sql`case when ${signinFailures.failures} + 1 >= ${BACKOFF_AFTER}
+            then ${new Date(now()).toISOString()}::timestamptz + make_interval(secs => least(${BACKOFF_MAX_S}, power(2, ${signinFailures.failures} + 1 - ${BACKOFF_AFTER})))
+            else null end`
+        }
+      })
+  }
+
+  return {
+    async signup (input: SignupInput, meta: RequestMeta) {
+      const email = input.email
+      if (!await deps.captcha.verify(input.captchaToken, meta.ip)) return fail('email', MESSAGES.captcha)
+      const weak = deps.passwords.policy(input.password, email)
+      if (weak) return fail('password', weak)
+      if (input.promocode !== undefined && !await deps.promocodes.isUsable(input.promocode)) return fail('promocode', PROMO_MESSAGE)
+
+      // Hash before knowing whether the address is taken, so both paths cost the same.
+      const passwordHash = await deps.passwords.hash(input.password)
+      let created: { id: string, secret: string } | null = null
+      try {
+        created = await db.transaction(async (tx) => {
+          const [user] = await tx.insert(users).values({
+            email,
+            passwordHash,
+            acquisitionCode: input.acquisitionCode ?? null,
+            reportCredits: deps.signupFreeReports
+          }).onConflictDoNothing({ target: users.email }).returning({ id: users.id })
+          if (!user) return null
+          if (input.promocode !== undefined) {
+            const credits = await deps.promocodes.consume(tx, input.promocode)
+            if (credits === null) throw new PromocodeRefused()
+            await tx.update(users).set({ promocode: input.promocode, reportCredits: sql`${users.reportCredits} + ${credits}` })
+              .where(eq(users.id, user.id))
+          }
+          return { id: user.id, secret: await newConfirmation(tx, user.id) }
+        })
+      } catch (err) {
+        if (err instanceof PromocodeRefused) return fail('promocode', PROMO_MESSAGE)
+        throw err
+      }
+
+      if (created) {
+        await deps.audit.record(AUDIT.signup, created.id, meta)
+        deps.mail.sendLater(confirmationMail(email, created.secret))
+      } else {
+        // No account enumeration: the same answer, and the owner hears about it instead.
+        deps.mail.sendLater({
+          to: email,
+          subject: 'Someone tried to sign up with your e-mail address',
+          text: 'Someone tried to create an account with this e-mail address, which already has one.\n\n' +
+            'If it was you, sign in instead, or recover your password from the sign-in page. Otherwise, ignore this message.\n'
+        })
+      }
+      return { status: 'success' as const }
+    },
+
+    async signin (email: string, password: string, meta: RequestMeta): Promise<SigninOutcome> {
+      const retryAfter = await lockedFor(email)
+      if (retryAfter > 0) return { ok: false, retryAfter }
+      const [user] = await db.select({ id: users.id, passwordHash: users.passwordHash }).from(users).where(eq(users.email, email))
+      if (!user?.passwordHash) {
+        await deps.passwords.verifyDummy(password)
+        await recordFailure(email)
+        await deps.audit.record(AUDIT.signinFailure, user?.id ?? null, meta)
+        return { ok: false, fieldError: { field: 'password', message: MESSAGES.wrongCredentials } }
+      }
+      const { ok, rehash } = await deps.passwords.verify(user.passwordHash, password)
+      if (!ok) {
+        await recordFailure(email)
+        await deps.audit.record(AUDIT.signinFailure, user.id, meta)
+        return { ok: false, fieldError: { field: 'password', message: MESSAGES.wrongCredentials } }
+      }
+      if (rehash) await db.update(users).set({ passwordHash: await deps.passwords.hash(password) }).where(eq(users.id, user.id))
+      await db.delete(signinFailures).where(eq(signinFailures.email, email))
+      await deps.audit.record(AUDIT.signinSuccess, user.id, meta)
+      return { ok: true, userId: user.id }
+    },
+
+    /** true when the link confirms (or already confirmed) an account; false for unknown or expired */
+    async confirm (secret: string, meta: RequestMeta): Promise<boolean> {
+      const hash = hashLinkSecret(secret)
+      const [token] = await db.select().from(authTokens)
+        .where(and(eq(authTokens.hash, hash), eq(authTokens.kind, 'confirm'), gt(authTokens.expiresAt, new Date(now()))))
+      if (!token) return false
+      const confirmedNow = await db.transaction(async (tx) => {
+        await tx.update(authTokens).set({ usedAt: new Date(now()) }).where(and(eq(authTokens.hash, hash), isNull(authTokens.usedAt)))
+        const rows = await tx.update(users).set({ confirmedAt: new Date(now()) })
+          .where(and(eq(users.id, token.userId), isNull(users.confirmedAt))).returning({ id: users.id })
+        return rows.length > 0
+      })
+      if (confirmedNow) await deps.audit.record(AUDIT.confirm, token.userId, meta)
+      return true
+    },
+
+    async resendConfirmation (userId: string): Promise<void> {
+      const [user] = await db.select({ email: users.email, confirmedAt: users.confirmedAt }).from(users).where(eq(users.id, userId))
+      if (!user || user.confirmedAt) return
+      const secret = await newConfirmation(db, userId)
+      deps.mail.sendLater(confirmationMail(user.email, secret))
+    },
+
+    async info (userId: string) {
+      const [row] = await db.select({ user: users, subscription: subscriptions }).from(users)
+        .leftJoin(subscriptions, eq(subscriptions.userId, users.id))
+        .where(eq(users.id, userId))
+      if (!row) return null
+      const { user, subscription } = row
+      return {
+        id: user.id,
+        email: user.email,
+        confirmed: user.confirmedAt !== null,
+        hasPassword: user.passwordHash !== null,
+        idp: { google: user.googleSub !== null },
+        ...(user.acquisitionCode !== null ? { acquisitionCode: user.acquisitionCode } : {}),
+        ...(user.promocode !== null ? { promocode: user.promocode } : {}),
+        reportCredits: user.reportCredits,
+        subscription: subscription
+          ? { status: subscription.status, currentPeriodEnd: subscription.currentPeriodEnd?.toISOString() ?? null }
+          : null,
+        createdAt: user.createdAt.toISOString()
+      }
+    }
+  }
+}
+
+export type AccountService = ReturnType<typeof createAccountService>

@@ -1,0 +1,28 @@
+// Audit trail (DESIGN 8.12): who did what, from where.
+import type { Database } from '../db/client.ts'
+import { auditEvents } from '../db/schema.ts'
+
+export const AUDIT = {
+  signinSuccess: 'signin.success',
+  signinFailure: 'signin.failure',
+  signout: 'signout',
+  signup: 'signup',
+  confirm: 'confirm',
+  passwordReset: 'password.reset',
+  idpLink: 'idp.link',
+  idpUnlink: 'idp.unlink'
+} as const
+
+export interface RequestMeta { ip: string, userAgent?: string }
+
+export function createAuditService (deps: { database: Database }) {
+  return {
+    async record (kind: string, userId: string | null, meta: RequestMeta): Promise<void> {
+      await deps.database.db.insert(auditEvents).values({
+        kind, userId, ip: meta.ip, userAgent: meta.userAgent?.slice(0, 512) ?? null
+      })
+    }
+  }
+}
+
+export type AuditService = ReturnType<typeof createAuditService>

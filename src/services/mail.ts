@@ -1,0 +1,41 @@
+// Outgoing mail: SMTP through nodemailer, or in development RFC 822 files in DATA_DIR/outbox.
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import nodemailer from 'nodemailer'
+
+export interface Mail { to: string, subject: string, text: string, /** logged in development outbox mode only */ link?: string }
+export interface MailLogger { info: (obj: object, msg: string) => void, error: (obj: object, msg: string) => void }
+
+export interface MailOptions { smtpUrl: string, from: string, outboxDir: string, log: MailLogger }
+
+export function createMailService (opts: MailOptions) {
+  const transport = opts.smtpUrl
+    ? nodemailer.createTransport(opts.smtpUrl)
+    : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
+  let seq = 0
+
+  async function send (mail: Mail): Promise<void> {
+    const { link, ...message } = mail
+    const info = await transport.sendMail({ from: opts.from, ...message })
+    if (!opts.smtpUrl) {
+      await mkdir(opts.outboxDir, { recursive: true })
+      const file = join(opts.outboxDir, `${Date.now()}-${process.pid}-${++seq}.eml`)
+      await writeFile(file, (info as unknown as { message: Buffer }).message)
+      // Development only (production refuses the outbox): the link in the log saves opening the file.
+      opts.log.info({ file, subject: mail.subject, link }, 'mail written to outbox')
+    }
+  }
+
+  return {
+    send,
+    /** send after the answer has left: a slow or failing mail server never delays or fails a request */
+    sendLater (mail: Mail): void {
+      setImmediate(() => {
+        send(mail).catch((err: Error) => opts.log.error({ err: { message: err.message } }, 'mail not sent'))
+      })
+    },
+    close: () => transport.close()
+  }
+}
+
+export type MailService = ReturnType<typeof createMailService>

@@ -1,0 +1,41 @@
+// TLS material for the HTTPS listener: the configured files, or in development a self-signed
+// localhost certificate generated once into DATA_DIR/tls.
+import { X509Certificate } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { generate } from 'selfsigned'
+
+export interface TlsMaterial { key: Buffer, cert: Buffer, generated: boolean, certFile: string, fingerprint: string }
+
+export async function loadTls (opts: { certFile: string, keyFile: string, dataDir: string }): Promise<TlsMaterial> {
+  let certFile = opts.certFile
+  let keyFile = opts.keyFile
+  let generated = false
+  if (!certFile || !keyFile) {
+    const dir = join(opts.dataDir, 'tls')
+    certFile = join(dir, 'localhost.crt')
+    keyFile = join(dir, 'localhost.key')
+    if (!existsSync(certFile) || !existsSync(keyFile)) {
+      const now = new Date()
+      const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+        keySize: 2048,
+        algorithm: 'sha256',
+        notBeforeDate: now,
+        notAfterDate: new Date(now.getTime() + 825 * 24 * 3600 * 1000),
+        extensions: [
+          { name: 'basicConstraints', cA: false },
+          { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+          { name: 'extKeyUsage', serverAuth: true },
+          { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] }
+        ]
+      })
+      mkdirSync(dir, { recursive: true })
+      writeFileSync(keyFile, pems.private, { mode: 0o600 })
+      writeFileSync(certFile, pems.cert)
+      generated = true
+    }
+  }
+  const cert = readFileSync(certFile)
+  const key = readFileSync(keyFile)
+  return { key, cert, generated, certFile, fingerprint: new X509Certificate(cert).fingerprint256 }
+}

@@ -1,0 +1,165 @@
+// POST /auth/token/refresh and POST /auth/signout (spec 3, 5.3; DESIGN 3.2, 8.3, 8.10).
+import t from 'tap'
+import { build, freshDatabase, sessionCookie } from '../helper.ts'
+import { until } from '../peers/wait.ts'
+import { ACCESS_DENIED, claims, FAST_ARGON2, info, post, refresh, registered, setCookieLine, signedIn } from './support.ts'
+
+const DAY = 86400_000
+
+t.test('refresh: a fresh JWT of the same session, also after the previous one expired', async (t) => {
+  const app = await build(t, FAST_ARGON2)
+  const { email } = await registered(app)
+  const { token, cookie } = await signedIn(app, email)
+  const { sub, sid } = claims(token) as { sub: string, sid: string }
+
+  const res = await refresh(app, cookie)
+  t.equal(res.statusCode, 200)
+  t.same(Object.keys(res.json()).sort(), ['status', 'token'])
+  t.equal(res.json().status, 'success')
+  const fresh = claims(res.json().token)
+  t.equal(fresh.sub, sub)
+  t.equal(fresh.sid, sid, 'the same session')
+  t.equal((fresh.exp as number) - (fresh.iat as number), 86400)
+  t.equal((await info(app, res.json().token)).statusCode, 200)
+
+  // A JWT of this session that expired a day ago: refused, while the cookie still gets a new one.
+  const expired = app.jwt.sign({ sub, sid, iat: Math.floor(Date.now() / 1000) - 2 * 86400 })
+  t.ok((claims(expired).exp as number) < Date.now() / 1000, 'the token is expired')
+  t.same((await info(app, expired)).json(), ACCESS_DENIED)
+  const again = await refresh(app, cookie)
+  t.equal(again.statusCode, 200, again.body)
+  t.equal((await info(app, again.json().token)).json().email, email, 'the new JWT works')
+})
+
+t.test('refresh without a signed-in session is 401 access denied', async (t) => {
+  const app = await build(t, FAST_ARGON2)
+  const { email } = await registered(app)
+  const { cookie } = await signedIn(app, email)
+  const forged = cookie.replace(/\.[^.]+$/, '.' + 'A'.repeat(43))
+
+  for (const [what, c] of [['no cookie', undefined], ['a garbage cookie', 'sid=garbage'], ['a cookie with a bad signature', forged]] as const) {
+    const res = await refresh(app, c)
+    t.equal(res.statusCode, 401, what)
+    t.same(res.json(), ACCESS_DENIED, what)
+    const line = setCookieLine(res)
+    t.ok(line === undefined || /^sid=;/.test(line), `${what}: no session cookie is set (at most a clearing one)`)
+  }
+  // a Bearer token is not a session
+  const { token } = await signedIn(app, email)
+  t.equal((await refresh(app, undefined, { authorization: `Bearer ${token}` })).statusCode, 401)
+})
+
+t.test('the session rolls on refresh and ends after SESSION_TTL without one', async (t) => {
+  let clock = Date.parse('2030-01-01T00:00:00Z')
+  const app = await build(t, FAST_ARGON2, { now: () => clock })
+  const { email } = await registered(app)
+  const { cookie, token } = await signedIn(app, email)
+  const expiresAt = async () => (await app.database.query<{ e: Date }>('select expires_at as e from sessions where public_id = $1', [claims(token).sid]))[0].e
+  t.equal((await expiresAt()).getTime(), clock + 30 * DAY, 'SESSION_TTL from sign-in')
+
+  clock += 20 * DAY
+  const res = await refresh(app, cookie)
+  t.equal(res.statusCode, 200)
+  t.equal((await expiresAt()).getTime(), clock + 30 * DAY, 'rolled forward by the refresh')
+  t.ok(setCookieLine(res), 'the cookie is sent again with its new expiry')
+
+  clock += 30 * DAY + 1000
+  t.same((await refresh(app, cookie)).json(), ACCESS_DENIED, 'expired server-side')
+})
+
+t.test('sign-out ends the session: the JWT and the cookie are refused from then on', async (t) => {
+  const app = await build(t, FAST_ARGON2)
+  const { email } = await registered(app)
+  const { token, cookie } = await signedIn(app, email)
+  const other = await signedIn(app, email)
+  const auth = { authorization: `Bearer ${token}` }
+
+  const out = await post(app, '/auth/signout', undefined, { ...auth, cookie })
+  t.equal(out.statusCode, 200)
+  t.same(out.json(), { status: 'success' })
+  const cleared = setCookieLine(out)!
+  t.ok(cleared, 'the cookie is cleared')
+  t.match(cleared, /^sid=;/)
+  t.match(cleared, /Path=\/api\/v1/)
+  t.match(cleared, /Expires=Thu, 01 Jan 1970|Max-Age=0/)
+
+  t.same((await info(app, token)).json(), ACCESS_DENIED, 'the old JWT')
+  t.same((await post(app, '/auth/signout', undefined, auth)).json(), ACCESS_DENIED, 'signing out twice')
+  t.same((await refresh(app, cookie)).json(), ACCESS_DENIED, 'the old cookie')
+  const ended = await app.database.query<{ n: number }>('select count(*)::int as n from sessions where public_id = $1 and ended_at is not null', [claims(token).sid])
+  t.equal(ended[0].n, 1, 'the row is marked ended')
+
+  t.equal((await info(app, other.token)).statusCode, 200, 'another session of the same user lives on')
+  t.equal((await refresh(app, other.cookie)).statusCode, 200)
+})
+
+t.test('sign-out by Bearer alone also kills the cookie of that session', async (t) => {
+  const app = await build(t, FAST_ARGON2)
+  const { email } = await registered(app)
+  const { token, cookie } = await signedIn(app, email)
+  const out = await post(app, '/auth/signout', undefined, { authorization: `Bearer ${token}` })
+  t.equal(out.statusCode, 200)
+  t.same((await refresh(app, cookie)).json(), ACCESS_DENIED)
+})
+
+t.test('sign-out needs a Bearer token: a cookie alone or nothing is 401', async (t) => {
+  const app = await build(t, FAST_ARGON2)
+  const { email } = await registered(app)
+  const { cookie } = await signedIn(app, email)
+  t.same((await post(app, '/auth/signout')).json(), ACCESS_DENIED)
+  const byCookie = await post(app, '/auth/signout', undefined, { cookie })
+  t.equal(byCookie.statusCode, 401)
+  t.same(byCookie.json(), ACCESS_DENIED)
+  t.equal((await refresh(app, cookie)).statusCode, 200, 'the session is untouched')
+})
+
+t.test('a second instance on the same database refuses a signed-out JWT within 1 s', async (t) => {
+  const database = await freshDatabase(t)
+  const a = await build(t, FAST_ARGON2, { database })
+  const b = await build(t, FAST_ARGON2, { database })
+  const { email } = await registered(a)
+  const { token } = await signedIn(a, email)
+  t.equal((await info(b, token)).statusCode, 200, 'B accepts the JWT issued by A')
+
+  const out = await post(a, '/auth/signout', undefined, { authorization: `Bearer ${token}` })
+  t.equal(out.statusCode, 200)
+  const status = await until(async () => {
+    const res = await info(b, token)
+    return res.statusCode === 401 ? res : undefined
+  }, { timeoutMs: 1000, intervalMs: 10, what: 'instance B to refuse the token' }).catch(() => undefined)
+  t.ok(status, 'B refuses it within 1 s')
+  t.same(status?.json(), ACCESS_DENIED)
+})
+
+t.test('a new instance learns of sessions ended before it started', async (t) => {
+  const database = await freshDatabase(t)
+  const a = await build(t, FAST_ARGON2, { database })
+  const { email } = await registered(a)
+  const { token } = await signedIn(a, email)
+  await post(a, '/auth/signout', undefined, { authorization: `Bearer ${token}` })
+  const b = await build(t, FAST_ARGON2, { database })
+  t.same((await info(b, token)).json(), ACCESS_DENIED)
+})
+
+t.test('Origin check on refresh (DESIGN 8.10)', async (t) => {
+  const app = await build(t, { ...FAST_ARGON2, PUBLIC_URL: 'https://pir.example.test', CORS_ORIGINS: 'https://partner.example.test' })
+  const { email } = await registered(app)
+  const { cookie } = await signedIn(app, email)
+  const forbidden = { code: 403, message: 'access denied' }
+
+  const foreign = await refresh(app, cookie, { origin: 'https://evil.example.test' })
+  t.equal(foreign.statusCode, 403)
+  t.same(foreign.json(), forbidden, 'a foreign Origin')
+  const crossSite = await refresh(app, cookie, { 'sec-fetch-site': 'cross-site' })
+  t.equal(crossSite.statusCode, 403)
+  t.same(crossSite.json(), forbidden, 'Sec-Fetch-Site: cross-site')
+  t.same((await refresh(app, cookie, { origin: 'https://pir.example.test', 'sec-fetch-site': 'cross-site' })).json(), forbidden,
+    'cross-site wins over a good Origin')
+  t.equal((await refresh(app, cookie, { origin: 'null' })).statusCode, 403, 'an opaque origin')
+
+  t.equal((await refresh(app, cookie, { origin: 'https://pir.example.test' })).statusCode, 200, "PUBLIC_URL's origin")
+  t.equal((await refresh(app, cookie, { origin: 'https://partner.example.test' })).statusCode, 200, 'a CORS_ORIGINS origin')
+  t.equal((await refresh(app, cookie, { 'sec-fetch-site': 'same-origin' })).statusCode, 200, 'Sec-Fetch-Site: same-origin')
+  t.equal((await refresh(app, cookie)).statusCode, 200, 'neither header (a non-browser client)')
+  t.ok(sessionCookie(await refresh(app, cookie)))
+})

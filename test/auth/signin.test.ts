@@ -1,0 +1,133 @@
+// POST /auth/signin (DESIGN 3.2, 8.4): the JWT, the cookie and its flags, identical failures, no
+// session fixation.
+import t from 'tap'
+import argon2 from 'argon2'
+import { build, GOOD_PASSWORD, sessionCookie, uniqueEmail } from '../helper.ts'
+import { claims, FAST_ARGON2, info, refresh, registered, setCookieLine, signin, WRONG_CREDENTIALS } from './support.ts'
+
+t.test('success: a 24-hour HS256 JWT when token is true, the cookie always', async (t) => {
+  const app = await build(t, FAST_ARGON2)
+  const { email } = await registered(app)
+
+  const res = await signin(app, { email, token: true })
+  t.equal(res.statusCode, 200)
+  const body = res.json()
+  t.same(Object.keys(body).sort(), ['status', 'token'])
+  t.equal(body.status, 'success')
+  const header = JSON.parse(Buffer.from(body.token.split('.')[0], 'base64url').toString())
+  t.equal(header.alg, 'HS256')
+  const c = claims(body.token)
+  t.equal((c.exp as number) - (c.iat as number), 86400, 'exp - iat is 24 hours')
+  t.type(c.sid, 'string')
+  t.ok(sessionCookie(res), 'the session cookie is set')
+
+  const me = await info(app, body.token)
+  t.equal(me.statusCode, 200)
+  t.equal(me.json().id, c.sub, 'sub is the user id')
+  t.equal(me.json().email, email)
+  t.equal(me.json().confirmed, false, 'an unconfirmed account may sign in')
+
+  for (const token of [false, undefined]) {
+    const res = await signin(app, { email, ...(token === undefined ? {} : { token }) })
+    t.same(res.json(), { status: 'success' }, `token ${token}: no JWT in the body`)
+    t.ok(sessionCookie(res), `token ${token}: the cookie is still set`)
+    const fresh = await refresh(app, sessionCookie(res))
+    t.equal(fresh.statusCode, 200, 'and it is a live session')
+  }
+})
+
+t.test('the e-mail is trimmed and lower-cased', async (t) => {
+  const app = await build(t, FAST_ARGON2)
+  const email = uniqueEmail('Mixed')
+  await registered(app, { email: `  ${email.toUpperCase()} ` })
+  const res = await signin(app, { email: ` ${email.replace('mixed', 'MIXED')}  ` , token: true })
+  t.equal(res.json().status, 'success', res.body)
+  t.equal((await info(app, res.json().token)).json().email, email.toLowerCase())
+})
+
+t.test('cookie flags (DESIGN 8.4); remember:false is a browser-session cookie, also after refresh', async (t) => {
+  const app = await build(t, FAST_ARGON2)
+  const { email } = await registered(app)
+
+  const line = setCookieLine(await signin(app, { email }))!
+  t.ok(line)
+  const attrs = line.split(/;\s*/).slice(1).map((a) => a.split('=')[0].toLowerCase())
+  t.ok(attrs.includes('httponly'), 'HttpOnly')
+  t.ok(attrs.includes('secure'), 'Secure')
+  t.match(line, /;\s*SameSite=Lax(;|$)/i, 'SameSite=Lax')
+  t.match(line, /;\s*Path=\/api\/v1(;|$)/, 'Path=/api/v1')
+  t.ok(attrs.includes('expires') || attrs.includes('max-age'), 'a remembered session outlives the browser')
+  const expires = Date.parse(/Expires=([^;]+)/i.exec(line)![1])
+  t.ok(expires > Date.now() + 29 * 86400_000, 'for SESSION_TTL (30 days)')
+
+  const res = await signin(app, { email, remember: false, token: true })
+  const session = setCookieLine(res)!
+  t.ok(session)
+  t.notMatch(session, /max-age|expires/i, 'remember:false: no Max-Age, no Expires')
+  t.match(session, /HttpOnly/)
+  t.match(session, /Secure/)
+  t.equal(claims(res.json().token).exp as number - (claims(res.json().token).iat as number), 86400, 'remember never changes the JWT lifetime')
+
+  const rolled = await refresh(app, sessionCookie(res))
+  t.equal(rolled.statusCode, 200)
+  const again = setCookieLine(rolled)
+  if (again) t.notMatch(again, /max-age|expires/i, 'a refresh keeps it a browser-session cookie')
+  else t.pass('a refresh does not re-send it')
+})
+
+t.test('unknown e-mail and wrong password: the same answer, and both run argon2', async (t) => {
+  const app = await build(t, FAST_ARGON2)
+  const { email } = await registered(app)
+  const verify = t.capture(argon2, 'verify', argon2.verify)
+
+  const wrong = await signin(app, { email, password: 'not the password' })
+  const wrongCalls = verify.calls.length
+  const unknownEmail = uniqueEmail('nobody')
+  const unknown = await signin(app, { email: unknownEmail, password: 'not the password' })
+
+  t.equal(wrong.statusCode, 200)
+  t.equal(unknown.statusCode, 200)
+  t.same(wrong.json(), WRONG_CREDENTIALS)
+  t.equal(unknown.body, wrong.body, 'byte-identical bodies')
+  t.equal(setCookieLine(wrong), undefined, 'no cookie on failure')
+  t.equal(setCookieLine(unknown), undefined)
+  t.equal(wrongCalls, 1, 'a wrong password is one argon2 verify')
+  t.equal(verify.calls.length - wrongCalls, 1, 'an unknown e-mail is one argon2 verify too (against the dummy hash)')
+  t.match(verify.calls[1].args[0], /^\$argon2id\$/, 'against a real argon2id hash')
+
+  const failures = await app.database.query<{ email: string, failures: number }>(
+    'select email, failures from signin_failures where email = any($1) order by email', [[email, unknownEmail]])
+  t.same(failures.map((f) => [f.email, f.failures]).sort(), [[email, 1], [unknownEmail, 1]].sort(), 'both failures are counted')
+})
+
+t.test('the session id changes at sign-in; the cookie sent in is dead afterwards', async (t) => {
+  const app = await build(t, FAST_ARGON2)
+  const { email } = await registered(app)
+
+  const first = await signin(app, { email })
+  const before = sessionCookie(first)!
+  t.equal((await refresh(app, before)).statusCode, 200, 'the first cookie is live')
+
+  const second = await signin(app, { email }, { cookie: before })
+  const after = sessionCookie(second)!
+  t.ok(after)
+  t.not(after, before, 'a new session id')
+  t.same((await refresh(app, before)).json(), { code: 401, message: 'access denied' }, 'the old session is ended')
+  t.equal((await refresh(app, after)).statusCode, 200, 'the new one is live')
+
+  // A cookie planted by someone else (a made-up id) is replaced too, never adopted.
+  const planted = 'sid=attacker-chosen-session-id'
+  const third = await signin(app, { email }, { cookie: planted })
+  t.equal(third.json().status, 'success')
+  t.not(sessionCookie(third), planted)
+  t.equal((await refresh(app, planted)).statusCode, 401)
+})
+
+t.test('a wrong password of a registered account does not start a session', async (t) => {
+  const app = await build(t, FAST_ARGON2)
+  const { email } = await registered(app)
+  const res = await signin(app, { email, password: GOOD_PASSWORD + 'x', token: true })
+  t.same(res.json(), WRONG_CREDENTIALS)
+  const rows = await app.database.query<{ n: number }>('select count(*)::int as n from sessions')
+  t.equal(rows[0].n, 0)
+})

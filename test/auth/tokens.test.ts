@@ -1,0 +1,57 @@
+// Bearer JWTs (DESIGN 8.2): HS256 pinned, expiry, rotation through JWT_PREVIOUS_SECRETS, garbage.
+import t from 'tap'
+import { createSigner } from 'fast-jwt'
+import { build } from '../helper.ts'
+import { ACCESS_DENIED, claims, FAST_ARGON2, info, post, registered, signedIn } from './support.ts'
+
+const NEW_SECRET = 'the-new-jwt-secret-0123456789abcdefghijklmn'
+const OLD_SECRET = 'the-old-jwt-secret-0123456789abcdefghijklmn'
+const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
+
+t.test('forged, expired, rotated and garbage tokens', async (t) => {
+  const app = await build(t, { ...FAST_ARGON2, JWT_SECRET: NEW_SECRET, JWT_PREVIOUS_SECRETS: `unused-secret-0123456789abcdefghijklmnopq, ${OLD_SECRET}` })
+  const { email } = await registered(app)
+  const { token } = await signedIn(app, email)
+  const { sub, sid } = claims(token) as { sub: string, sid: string }
+  const now = Math.floor(Date.now() / 1000)
+  t.equal((await info(app, token)).statusCode, 200, 'the genuine token works')
+
+  const refused = async (what: string, jwt: string) => {
+    const res = await info(app, jwt)
+    t.equal(res.statusCode, 401, what)
+    t.same(res.json(), ACCESS_DENIED, what)
+  }
+
+  await refused('alg none', `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub, sid, iat: now, exp: now + 3600 })}.`)
+  await refused('alg none with the genuine signature', `${b64({ alg: 'none', typ: 'JWT' })}.${token.split('.')[1]}.${token.split('.')[2]}`)
+  const [h, , s] = token.split('.')
+  await refused('claims changed under the genuine signature', `${h}.${b64({ ...claims(token), sub: '00000000-0000-0000-0000-000000000000' })}.${s}`)
+  const foreign = createSigner({ key: 'some-other-secret-0123456789abcdefghijklm', algorithm: 'HS256', expiresIn: 3600_000 })
+  await refused('a wrong signature', foreign({ sub, sid }))
+  const hs512 = createSigner({ key: NEW_SECRET, algorithm: 'HS512', expiresIn: 3600_000 })
+  await refused('HS512 with the right secret (HS256 is pinned)', hs512({ sub, sid }))
+  await refused('expired', app.jwt.sign({ sub, sid, iat: now - 2 * 86400 }))
+  await refused('without a sid', app.jwt.sign({ sub } as never))
+  await refused('garbage', 'garbage')
+  await refused('three garbage parts', 'a.b.c')
+  await refused('a JSON header with no signature', `${b64({ alg: 'HS256' })}.${b64({ sub, sid })}`)
+
+  const old = createSigner({ key: OLD_SECRET, algorithm: 'HS256', expiresIn: 3600_000 })
+  const rotated = old({ sub, sid })
+  const accepted = await info(app, rotated)
+  t.equal(accepted.statusCode, 200, 'a token of JWT_PREVIOUS_SECRETS is accepted')
+  t.equal(accepted.json().email, email)
+  await refused('an expired token of JWT_PREVIOUS_SECRETS', old({ sub, sid, iat: now - 2 * 3600 }))
+
+  for (const header of ['', 'Bearer', `Basic ${token}`, `Bearer ${token} ${token}`, `Token ${token}`]) {
+    const res = await app.inject({ url: '/api/v1/auth/info', headers: { authorization: header } })
+    t.same(res.json(), ACCESS_DENIED, `Authorization: ${header.slice(0, 12)}…`)
+  }
+  const none = await app.inject({ url: '/api/v1/auth/info' })
+  t.equal(none.statusCode, 401)
+  t.same(none.json(), ACCESS_DENIED, 'no Authorization header')
+
+  // Rotation never resurrects an ended session.
+  await post(app, '/auth/signout', undefined, { authorization: `Bearer ${token}` })
+  await refused('a previous-secret token of a signed-out session', old({ sub, sid }))
+})
