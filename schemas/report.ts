@@ -1,0 +1,208 @@
+// Report shapes: ReportItem and its parts (spec 2.4, DESIGN 4) and the bodies of /report (DESIGN 3.3).
+// The engine's output objects are typed by these, so a report stored as JSON is exactly what is served.
+// Engine-produced shapes refuse unknown properties: a stray field (e.g. `follows` leaking into
+// topInterests) then fails Value.Check in the tests instead of silently shipping.
+import { Type, type Static } from '@sinclair/typebox'
+import { SourceSchema } from './common.ts'
+
+const closed = { additionalProperties: false } as const
+const IsoDate = Type.String({ format: 'date-time', description: 'ISO 8601 timestamp' })
+
+export const FollowerSchema = Type.Object({
+  image: Type.String({ description: "account image URL; '' when none" }),
+  id: Type.String(),
+  username: Type.String(),
+  fullname: Type.String(),
+  imageNotLoaded: Type.Boolean({ description: 'true when the account has no image' })
+}, closed)
+export type Follower = Static<typeof FollowerSchema>
+
+export const InterestSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  share: Type.Number({ description: 'w(i) / total for the month' }),
+  relative: Type.Number({ description: 'share / the largest share of the month' }),
+  unactive: Type.Boolean({ description: 'true when the interest is not in the current month (diffs only)' }),
+  category: Type.Optional(Type.String({ description: 'red-flag bucket label, else the non-synthetic parent category name' })),
+  source: SourceSchema,
+  follows: Type.Optional(Type.Array(FollowerSchema, { maxItems: 3, description: 'only on interests inside a category' })),
+  redCatId: Type.Optional(Type.String({ description: 'red-flag bucket id; only on red-flag interests inside a category' }))
+}, closed)
+export type Interest = Static<typeof InterestSchema>
+
+export const CategorySchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  share: Type.Number({ description: "sum of its interests' shares" }),
+  relative: Type.Number({ description: 'share / the largest category share' }),
+  unactive: Type.Boolean(),
+  category: Type.Optional(Type.String()),
+  source: SourceSchema,
+  interests: Type.Array(InterestSchema)
+}, closed)
+export type Category = Static<typeof CategorySchema>
+
+export const SourceProfileSchema = Type.Object({
+  image: Type.String(),
+  id: Type.String(),
+  username: Type.String(),
+  fullname: Type.String(),
+  imageNotLoaded: Type.Boolean(),
+  source: SourceSchema,
+  link: Type.String()
+}, closed)
+export type SourceProfile = Static<typeof SourceProfileSchema>
+
+export const FriendSchema = Type.Object({
+  image: Type.String(),
+  id: Type.String(),
+  username: Type.String(),
+  fullname: Type.String(),
+  imageNotLoaded: Type.Boolean(),
+  source: SourceSchema,
+  link: Type.String(),
+  count: Type.Integer({ minimum: 0, description: 'interests in common with the report profile' }),
+  redFlagsCount: Type.Integer({ minimum: 0, description: "red-flag interests among the friend's interests" })
+}, closed)
+export type Friend = Static<typeof FriendSchema>
+
+export const FriendsSchema = Type.Object({
+  items: Type.Array(FriendSchema),
+  hasMore: Type.Boolean(),
+  total: Type.Integer({ minimum: 0 }),
+  sourceProfile: SourceProfileSchema,
+  sortByRedFlagsDefault: Type.Boolean(),
+  sortByRedFlags: Type.Boolean({ description: 'sort order used for this page' }),
+  hasCommonInterests: Type.Boolean(),
+  hasRedFlags: Type.Boolean(),
+  sortByRedFlagsAdjusted: Type.Optional(Type.Boolean({ description: 'present on offset-0 pages only' })),
+  availableSources: Type.Array(SourceSchema)
+}, closed)
+export type Friends = Static<typeof FriendsSchema>
+
+export const DiffItemSchema = Type.Object({
+  date: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}$', description: 'month, YYYY-MM' }),
+  new: Type.Array(InterestSchema),
+  lost: Type.Array(InterestSchema),
+  totalNew: Type.Integer({ minimum: 0 }),
+  totalLost: Type.Integer({ minimum: 0 })
+}, closed)
+export type DiffItem = Static<typeof DiffItemSchema>
+
+export const InterestDiffsSchema = Type.Object({ items: Type.Array(DiffItemSchema) }, closed)
+export type InterestDiffs = Static<typeof InterestDiffsSchema>
+
+export const ReportItemSchema = Type.Object({
+  image: Type.String(),
+  id: Type.String(),
+  username: Type.String(),
+  fullname: Type.String(),
+  imageNotLoaded: Type.Boolean(),
+  source: SourceSchema,
+  link: Type.String(),
+  categoriesCount: Type.Integer({ minimum: 0 }),
+  categories: Type.Optional(Type.Array(CategorySchema, { description: 'the tree cut to its first 8 interests' })),
+  totalInterests: Type.Integer({ minimum: 0 }),
+  topInterests: Type.Array(InterestSchema, { maxItems: 10 }),
+  friends: FriendsSchema,
+  redFlags: Type.Optional(Type.Array(InterestSchema)),
+  interestDiffs: Type.Optional(InterestDiffsSchema)
+}, closed)
+export type ReportItem = Static<typeof ReportItemSchema>
+
+// ------------------------------------------------------------------ API bodies (DESIGN 3.3)
+
+export const REPORT_STATUSES = ['draft', 'queued', 'generating', 'ready', 'failed'] as const
+export const ReportStatusSchema = Type.Union(REPORT_STATUSES.map((s) => Type.Literal(s)))
+export type ReportStatus = Static<typeof ReportStatusSchema>
+
+export const CreateReportBodySchema = Type.Object({
+  profiles: Type.Array(Type.Object({
+    source: SourceSchema,
+    username: Type.String({ minLength: 1, maxLength: 100 })
+  }, closed), { minItems: 1, maxItems: 5, description: 'at most one profile per source' })
+}, { ...closed, examples: [{ profiles: [{ source: 'ig', username: 'jdoe' }] }] })
+export type CreateReportBody = Static<typeof CreateReportBodySchema>
+
+export const ReportProfileSchema = Type.Object({
+  source: SourceSchema,
+  username: Type.String(),
+  fullname: Type.String(),
+  image: Type.Union([Type.String(), Type.Null()])
+})
+export type ReportProfile = Static<typeof ReportProfileSchema>
+
+export const ReportSummarySchema = Type.Object({
+  id: Type.String(),
+  status: ReportStatusSchema,
+  createdAt: IsoDate,
+  generatedAt: Type.Union([IsoDate, Type.Null()]),
+  profiles: Type.Array(ReportProfileSchema)
+})
+export type ReportSummary = Static<typeof ReportSummarySchema>
+
+// 201 of POST /report: a fresh draft has never been generated, hence no generatedAt.
+export const CreatedReportSchema = Type.Object({
+  id: Type.String(),
+  status: Type.Literal('draft'),
+  createdAt: IsoDate,
+  profiles: Type.Array(ReportProfileSchema)
+})
+export type CreatedReport = Static<typeof CreatedReportSchema>
+
+export const GenerateReportResponseSchema = Type.Object({
+  id: Type.String(),
+  status: Type.Literal('queued')
+})
+export type GenerateReportResponse = Static<typeof GenerateReportResponseSchema>
+
+export const ReportListSchema = Type.Object({
+  items: Type.Array(ReportSummarySchema),
+  total: Type.Integer({ minimum: 0 }),
+  hasMore: Type.Boolean()
+})
+export type ReportList = Static<typeof ReportListSchema>
+
+export const ReportSchema = Type.Object({
+  id: Type.String(),
+  status: ReportStatusSchema,
+  progress: Type.Integer({ minimum: 0, maximum: 100 }),
+  createdAt: IsoDate,
+  generatedAt: Type.Union([IsoDate, Type.Null()]),
+  items: Type.Array(ReportItemSchema, { description: 'in source order ig, fb, tt, tw, li; empty until ready' })
+})
+export type Report = Static<typeof ReportSchema>
+
+export const InterestsResponseSchema = Type.Object({
+  source: SourceSchema,
+  items: Type.Array(CategorySchema)
+})
+export type InterestsResponse = Static<typeof InterestsResponseSchema>
+
+export const DiffsResponseSchema = Type.Object({
+  items: Type.Array(DiffItemSchema, { description: 'newest month first, full new/lost lists' }),
+  total: Type.Integer({ minimum: 0 }),
+  hasMore: Type.Boolean()
+})
+export type DiffsResponse = Static<typeof DiffsResponseSchema>
+
+// ------------------------------------------------------------------ query strings
+// offset/limit are optional for the client; Fastify's Ajv (useDefaults) fills the defaults in.
+
+const Offset = Type.Optional(Type.Integer({ minimum: 0, default: 0 }))
+const Limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 }))
+const SourceParam = Type.Optional(SourceSchema)
+
+export const SourceQuerySchema = Type.Object({ source: SourceParam }, closed)
+export type SourceQuery = Static<typeof SourceQuerySchema>
+
+export const FriendsQuerySchema = Type.Object({
+  source: SourceParam,
+  sortByRedFlags: Type.Optional(Type.Boolean({ description: 'default: sortByRedFlagsDefault' })),
+  offset: Offset,
+  limit: Limit
+}, closed)
+export type FriendsQuery = Static<typeof FriendsQuerySchema>
+
+export const DiffsQuerySchema = Type.Object({ source: SourceParam, offset: Offset, limit: Limit }, closed)
+export type DiffsQuery = Static<typeof DiffsQuerySchema>
