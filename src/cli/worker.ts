@@ -1,0 +1,30 @@
+// npm run worker: a report-generation worker process without an HTTP listener (DESIGN 6, 9).
+// WORKERS sets how many jobs it runs at once (at least 1 here).
+import closeWithGrace from 'close-with-grace'
+import pino from 'pino'
+import { ConfigError, loadConfig, type Config } from '../config.ts'
+import { openDatabase } from '../plugins/db.ts'
+import { startQueue } from '../jobs/queue.ts'
+import { startWorkers } from '../jobs/worker.ts'
+import { createReportGenerator } from '../services/report-generation.ts'
+
+let config: Config
+try {
+  config = loadConfig()
+} catch (err) {
+  console.error(err instanceof ConfigError ? err.message : err)
+  process.exit(1)
+}
+const log = pino({ level: config.logLevel === 'silent' ? 'silent' : config.logLevel })
+const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
+const boss = await startQueue(database, config.queue, log)
+const count = Math.max(1, config.workers)
+await startWorkers(boss, createReportGenerator({ database }), count)
+log.info({ workers: count }, 'report worker started')
+
+closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  if (err) log.error({ err }, 'worker stopping after an error')
+  else log.info({ signal }, 'worker stopping')
+  await boss.stop({ graceful: true, wait: true, timeout: 8000 })
+  await database.close()
+})

@@ -1,0 +1,28 @@
+// The report queue and, when WORKERS > 0, this process's report workers. Stops cleanly on close:
+// a job in flight is finished or, if the process dies, picked up elsewhere after its expiry.
+import fp from 'fastify-plugin'
+import type PgBoss from 'pg-boss'
+import type { FastifyInstance } from 'fastify'
+import { reportQueue, startQueue, type QueueOptions } from '../jobs/queue.ts'
+import { startWorkers } from '../jobs/worker.ts'
+import { createReportGenerator } from '../services/report-generation.ts'
+import type { ReportQueue } from '../services/reports.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    queue: { boss: PgBoss, reports: ReportQueue }
+  }
+}
+
+export interface QueuePluginOptions extends QueueOptions { workers: number, now?: () => number }
+
+async function queuePlugin (app: FastifyInstance, opts: QueuePluginOptions) {
+  const boss = await startQueue(app.database, opts, app.log)
+  app.decorate('queue', { boss, reports: reportQueue(boss, opts) })
+  await startWorkers(boss, createReportGenerator({ database: app.database, now: opts.now }), opts.workers)
+  app.addHook('preClose', async () => {
+    await boss.stop({ graceful: true, wait: true, timeout: 8000 })
+  })
+}
+
+export default fp(queuePlugin, { name: 'queue', dependencies: ['db'] })

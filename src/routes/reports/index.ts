@@ -1,0 +1,114 @@
+// /report (DESIGN 3.3): every route needs a Bearer token; a report belongs to one user
+// (401 without a token, 403 on another user's report, 404 for an unknown id).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { errorResponses, PageQuerySchema } from '../../../schemas/common.ts'
+import {
+  CreatedReportSchema, CreateReportBodySchema, DiffsQuerySchema, DiffsResponseSchema, FriendsQuerySchema,
+  FriendsSchema, GenerateReportResponseSchema, InterestsResponseSchema, ReportListSchema, ReportSchema,
+  SourceQuerySchema, type Category, type DiffItem
+} from '../../../schemas/report.ts'
+import { friendsPage, type FriendLists } from '../../engine/index.ts'
+
+const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
+const security = [{ bearer: [] }]
+const tags = ['reports']
+
+const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { reports } = app.services
+  app.addHook('onRequest', app.authenticate)
+
+  app.post('/', {
+    schema: {
+      tags, security, summary: 'Create a draft report on 1 to 5 profiles (one per source)',
+      body: CreateReportBodySchema,
+      response: { 201: CreatedReportSchema, ...errorResponses(400, 401, 404, 429, 500, 503) }
+    }
+  }, async (request, reply) => {
+    return reply.code(201).send(await reports.create(request.user.id, request.body.profiles))
+  })
+
+  app.get('/', {
+    schema: {
+      tags, security, summary: 'The user\'s reports, newest first',
+      querystring: PageQuerySchema,
+      response: { 200: ReportListSchema, ...errorResponses(400, 401, 429, 500, 503) }
+    }
+  }, async (request) => reports.list(request.user.id, request.query.offset, request.query.limit))
+
+  app.post('/:id/generate', {
+    schema: {
+      tags, security, summary: 'Queue generation (takes one report credit unless subscribed)',
+      params: IdParams,
+      response: { 202: GenerateReportResponseSchema, ...errorResponses(401, 402, 403, 404, 429, 500, 503) }
+    }
+  }, async (request, reply) => reply.code(202).send(await reports.generate(request.user.id, request.params.id)))
+
+  app.get('/:id', {
+    schema: {
+      tags, security, summary: 'The report: its ReportItems once ready (ETag, 304 on If-None-Match)',
+      params: IdParams,
+      response: { 200: ReportSchema, 304: Type.Null(), ...errorResponses(401, 403, 404, 429, 500, 503) }
+    }
+  }, async (request, reply) => {
+    const r = await reports.read(request.user.id, request.params.id)
+    if (!r.ready) return r.report
+    reply.header('etag', r.etag).header('cache-control', 'private, no-cache')
+    if (request.headers['if-none-match'] === r.etag) return reply.code(304).send(null)
+    // stored once at generation: the bytes go out as they are
+    return reply.type('application/json; charset=utf-8').send(r.body as never)
+  })
+
+  app.get('/:id/interests', {
+    schema: {
+      tags, security, summary: 'The full interest category tree of the report\'s profile on a source',
+      params: IdParams,
+      querystring: SourceQuerySchema,
+      response: { 200: InterestsResponseSchema, ...errorResponses(400, 401, 403, 404, 429, 500, 503) }
+    }
+  }, async (request) => {
+    const d = await reports.detail<Category[]>(request.user.id, request.params.id, request.query.source, 'tree')
+    return { source: d.source, items: d.part }
+  })
+
+  app.get('/:id/friends', {
+    schema: {
+      tags, security, summary: 'Friends with common interests or red flags, paged',
+      params: IdParams,
+      querystring: FriendsQuerySchema,
+      response: { 200: FriendsSchema, ...errorResponses(400, 401, 403, 404, 429, 500, 503) }
+    }
+  }, async (request) => {
+    const q = request.query
+    const d = await reports.detail<FriendLists>(request.user.id, request.params.id, q.source, 'friends')
+    return friendsPage(d.part, { sortByRedFlags: q.sortByRedFlags, offset: q.offset ?? 0, limit: q.limit ?? 20 }, d.sourceProfile, d.availableSources)
+  })
+
+  app.get('/:id/diffs', {
+    schema: {
+      tags, security, summary: 'Month-by-month interest changes, newest first, paged',
+      params: IdParams,
+      querystring: DiffsQuerySchema,
+      response: { 200: DiffsResponseSchema, ...errorResponses(400, 401, 403, 404, 429, 500, 503) }
+    }
+  }, async (request) => {
+    const offset = request.query.offset ?? 0
+    const limit = request.query.limit ?? 20
+    const d = await reports.detail<DiffItem[]>(request.user.id, request.params.id, request.query.source, 'diffs')
+    const items = d.part.slice(offset, offset + limit)
+    return { items, total: d.part.length, hasMore: offset + items.length < d.part.length }
+  })
+
+  app.delete('/:id', {
+    schema: {
+      tags, security, summary: 'Delete the report and its events',
+      params: IdParams,
+      response: { 204: Type.Null(), ...errorResponses(401, 403, 404, 429, 500, 503) }
+    }
+  }, async (request, reply) => {
+    await reports.remove(request.user.id, request.params.id)
+    return reply.code(204).send(null)
+  })
+}
+
+export default reportRoutes

@@ -1,0 +1,159 @@
+// Reports (DESIGN 3.3): creation, the generate state machine with its credit, listing, reading and
+// deletion. Generation itself is src/services/report-generation.ts, run by the queue's workers.
+import { randomUUID } from 'node:crypto'
+import { and, count, desc, eq, inArray, sql } from 'drizzle-orm'
+import type { Database } from '../db/client.ts'
+import { profiles, reports, subscriptions, users } from '../db/schema.ts'
+import { SOURCES, type Source } from '../../schemas/common.ts'
+import type { ReportProfile, SourceProfile } from '../../schemas/report.ts'
+import { BadRequest, Forbidden, notFound, PaymentRequired } from '../errors.ts'
+import { announce, appendEvent } from './report-events.ts'
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+export const ACTIVE_SUBSCRIPTION = ['active', 'trialing']
+
+/** what a report stores of each of its profiles, in source order */
+export interface StoredProfile extends ReportProfile { profileId: string }
+
+export interface ReportQueue {
+  /** queue the generation job; idempotent for one jobId */
+  send: (reportId: string, jobId: string) => Promise<void>
+}
+
+const sourceRank = (s: string) => SOURCES.indexOf(s as Source)
+
+export function createReportService (deps: { database: Database, queue: ReportQueue, now?: () => number }) {
+  const { database } = deps
+  const db = database.db
+  const now = () => new Date((deps.now ?? Date.now)())
+
+  /** the report if it is this user's: 404 when unknown, 403 when another user's */
+  async function owned (userId: string, reportId: string) {
+    if (!UUID.test(reportId)) throw notFound('report not found')
+    const [row] = await db.select({
+      id: reports.id, userId: reports.userId, status: reports.status, progress: reports.progress,
+      profiles: reports.profiles, createdAt: reports.createdAt, generatedAt: reports.generatedAt, etag: reports.etag
+    }).from(reports).where(eq(reports.id, reportId))
+    if (!row) throw notFound('report not found')
+    if (row.userId !== userId) throw new Forbidden()
+    return { ...row, profiles: row.profiles as StoredProfile[] }
+  }
+
+  const publicProfiles = (list: StoredProfile[]): ReportProfile[] =>
+    list.map(({ source, username, fullname, image }) => ({ source, username, fullname, image }))
+
+  return {
+    owned,
+
+    async create (userId: string, wanted: Array<{ source: Source, username: string }>) {
+      const seen = new Set<string>()
+      for (const p of wanted) {
+        if (seen.has(p.source)) throw new BadRequest(`at most one profile per source: ${p.source} appears twice`)
+        seen.add(p.source)
+      }
+      const found: StoredProfile[] = []
+      for (const p of wanted) {
+        const [row] = await db.select().from(profiles)
+          .where(and(eq(profiles.source, p.source), sql`lower(${profiles.username}) = lower(${p.username})`))
+        if (!row) throw notFound(`profile not found: ${p.source}/${p.username}`)
+        found.push({ source: p.source, username: row.username, fullname: row.fullname, image: row.image, profileId: row.id })
+      }
+      found.sort((a, b) => sourceRank(a.source) - sourceRank(b.source))
+      const [report] = await db.insert(reports).values({ userId, profiles: found, createdAt: now() })
+        .returning({ id: reports.id, createdAt: reports.createdAt })
+      return { id: report.id, status: 'draft' as const, createdAt: report.createdAt.toISOString(), profiles: publicProfiles(found) }
+    },
+
+    /**
+     * draft/failed -> queued, taking one credit unless the user has an active subscription;
+     * queued/generating -> nothing (202 again); ready -> 403. The conditional UPDATE on the report
+     * row makes concurrent calls queue behind one winner, so a credit is never taken twice.
+     */
+    async generate (userId: string, reportId: string) {
+      await owned(userId, reportId)
+      const result = await db.transaction(async (tx) => {
+        const [claimed] = await tx.update(reports)
+          .set({ status: 'queued', progress: 0, stage: 'queued', error: null, jobId: randomUUID() })
+          .where(and(eq(reports.id, reportId), inArray(reports.status, ['draft', 'failed'])))
+          .returning({ jobId: reports.jobId })
+        if (!claimed) {
+          const [current] = await tx.select({ status: reports.status }).from(reports).where(eq(reports.id, reportId))
+          if (!current) throw notFound('report not found')
+          if (current.status === 'ready') throw new Forbidden()
+          return { queued: false as const }
+        }
+        const [sub] = await tx.select({ status: subscriptions.status }).from(subscriptions)
+          .where(and(eq(subscriptions.userId, userId), inArray(subscriptions.status, ACTIVE_SUBSCRIPTION)))
+        let creditHeld = false
+        if (!sub) {
+          const [paid] = await tx.update(users).set({ reportCredits: sql`${users.reportCredits} - 1` })
+            .where(and(eq(users.id, userId), sql`${users.reportCredits} > 0`)).returning({ id: users.id })
+          if (!paid) throw new PaymentRequired() // rolls the claim back
+          creditHeld = true
+        }
+        await tx.update(reports).set({ creditHeld }).where(eq(reports.id, reportId))
+        const seq = await appendEvent(tx, reportId, 'status', { reportId, status: 'queued', progress: 0, stage: 'queued' })
+        return { queued: true as const, jobId: claimed.jobId!, seq }
+      })
+      if (result.queued) {
+        await announce(database, reportId, [result.seq])
+        await deps.queue.send(reportId, result.jobId)
+      }
+      return { id: reportId, status: 'queued' as const }
+    },
+
+    async list (userId: string, offset: number, limit: number) {
+      const [{ total }] = await db.select({ total: count() }).from(reports).where(eq(reports.userId, userId))
+      const rows = await db.select({
+        id: reports.id, status: reports.status, createdAt: reports.createdAt, generatedAt: reports.generatedAt, profiles: reports.profiles
+      }).from(reports).where(eq(reports.userId, userId))
+        .orderBy(desc(reports.createdAt), desc(reports.id)).offset(offset).limit(limit)
+      return {
+        items: rows.map((r) => ({
+          id: r.id,
+          status: r.status,
+          createdAt: r.createdAt.toISOString(),
+          generatedAt: r.generatedAt?.toISOString() ?? null,
+          profiles: publicProfiles(r.profiles as StoredProfile[])
+        })),
+        total,
+        hasMore: offset + rows.length < total
+      }
+    },
+
+    /** a ready report's stored bytes and ETag, or the state of one that is not ready yet */
+    async read (userId: string, reportId: string) {
+      const r = await owned(userId, reportId)
+      if (r.status === 'ready') {
+        const [row] = await db.select({ body: reports.body, etag: reports.etag }).from(reports).where(eq(reports.id, reportId))
+        return { ready: true as const, body: row.body!, etag: row.etag! }
+      }
+      return {
+        ready: false as const,
+        report: { id: r.id, status: r.status, progress: r.progress, createdAt: r.createdAt.toISOString(), generatedAt: null, items: [] }
+      }
+    },
+
+    /** the stored per-source detail (tree, friends, diffs) of a ready report */
+    async detail<T> (userId: string, reportId: string, source: Source | undefined, part: 'tree' | 'friends' | 'diffs'): Promise<{
+      source: Source, part: T, sourceProfile: SourceProfile, availableSources: Source[]
+    }> {
+      const r = await owned(userId, reportId)
+      const src = source ?? (r.profiles[0]?.source as Source)
+      if (!r.profiles.some((p) => p.source === src)) throw notFound(`the report has no profile on ${src}`)
+      if (r.status !== 'ready') throw notFound('the report is not ready')
+      const [row] = await database.query<{ part: T, profile: SourceProfile, available: Source[] }>(
+        `select details -> $2 -> $3 as part, details -> $2 -> 'sourceProfile' as profile,
+                details -> 'availableSources' as available
+           from reports where id = $1`, [reportId, src, part])
+      return { source: src, part: row.part, sourceProfile: row.profile, availableSources: row.available ?? [] }
+    },
+
+    async remove (userId: string, reportId: string): Promise<void> {
+      await owned(userId, reportId)
+      await db.delete(reports).where(eq(reports.id, reportId))
+    }
+  }
+}
+
+export type ReportService = ReturnType<typeof createReportService>

@@ -1,0 +1,51 @@
+// Generation survives a dead worker, and a report that fails every attempt gives its credit back.
+import t from 'tap'
+import { build, freshDatabase, signedInUser } from '../helper.ts'
+import { GENERATE_QUEUE } from '../../src/jobs/queue.ts'
+import { createReport, waitForStatus } from './report-wait.ts'
+import { seedReportData } from './seed.ts'
+
+const FAST_QUEUE = { REPORT_JOB_EXPIRE_S: '1', QUEUE_MAINTENANCE_S: '1' }
+
+t.test('a worker that dies holding the job does not lose the report', async (t) => {
+  const database = await freshDatabase(t)
+  const api = await build(t, { ...FAST_QUEUE, WORKERS: '0' }, { database })
+  await seedReportData(api.db)
+  const u = await signedInUser(api)
+  const id = await createReport(api, u.auth)
+  t.equal((await api.inject({ method: 'POST', url: `/api/v1/report/${id}/generate`, headers: u.auth })).statusCode, 202)
+
+  // A consumer takes the job and dies without finishing it (a real pg-boss fetch, never completed).
+  const taken = await api.queue.boss.fetch(GENERATE_QUEUE)
+  t.equal(taken?.length, 1, 'the dying worker holds the job')
+  t.equal((await api.inject({ url: `/api/v1/report/${id}`, headers: u.auth })).json().status, 'queued')
+
+  // The next worker gets it once the job has expired.
+  await build(t, { ...FAST_QUEUE, WORKERS: '1' }, { database })
+  const done = await waitForStatus(api, u.auth, id, ['ready', 'failed'], 60_000)
+  t.equal(done.json().status, 'ready')
+  const info = await api.inject({ url: '/api/v1/auth/info', headers: u.auth })
+  t.equal(info.json().reportCredits, 0, 'still exactly one credit consumed')
+})
+
+t.test('every attempt failing: the report is failed and the credit refunded', async (t) => {
+  const app = await build(t, { ...FAST_QUEUE, WORKERS: '1' })
+  await seedReportData(app.db)
+  const u = await signedInUser(app)
+  const id = await createReport(app, u.auth)
+  // A real fault: the taxonomy table the loader reads is gone.
+  await app.database.exec('alter table red_flags rename to red_flags_away')
+  t.equal((await app.inject({ method: 'POST', url: `/api/v1/report/${id}/generate`, headers: u.auth })).statusCode, 202)
+  const failed = await waitForStatus(app, u.auth, id, ['failed', 'ready'], 60_000)
+  t.equal(failed.json().status, 'failed')
+  const info = await app.inject({ url: '/api/v1/auth/info', headers: u.auth })
+  t.equal(info.json().reportCredits, 1, 'credit refunded')
+  const events = await app.database.query<{ kind: string, data: { status: string } }>(
+    'select kind, data from report_events where report_id = $1 order by seq', [id])
+  t.same(events.slice(-1).map((e) => [e.kind, e.data.status]), [['done', 'failed']])
+
+  // After the fault is mended the report can be generated again (a failed report is retriable).
+  await app.database.exec('alter table red_flags_away rename to red_flags')
+  t.equal((await app.inject({ method: 'POST', url: `/api/v1/report/${id}/generate`, headers: u.auth })).statusCode, 202)
+  t.equal((await waitForStatus(app, u.auth, id, ['ready', 'failed'], 60_000)).json().status, 'ready')
+})
