@@ -1,0 +1,91 @@
+// buildApp: the table of contents of the service. Every plugin and route module is registered here,
+// explicitly and in order.
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Config } from './config.ts'
+import type { Database } from './db/client.ts'
+import type { MailService } from './services/mail.ts'
+import { createSessionService } from './services/sessions.ts'
+import { loggerOptions } from './logger.ts'
+
+import dbPlugin from './plugins/db.ts'
+import errorsPlugin from './plugins/errors.ts'
+import securityPlugin from './plugins/security.ts'
+import eventsPlugin from './plugins/events.ts'
+import servicesPlugin from './plugins/services.ts'
+import authPlugin from './plugins/auth.ts'
+import rateLimitPlugin from './plugins/rate-limit.ts'
+import queuePlugin from './plugins/queue.ts'
+import staticPlugin from './plugins/static.ts'
+import ssePlugin from './plugins/sse.ts'
+
+import healthRoutes from './routes/health/index.ts'
+import publicAuthRoutes from './routes/auth/public.ts'
+import protectedAuthRoutes from './routes/auth/protected.ts'
+import recoveryRoutes from './routes/auth/recovery.ts'
+import idpRoutes from './routes/auth/idp.ts'
+import reportRoutes from './routes/reports/index.ts'
+import ingestRoutes from './routes/ingest/index.ts'
+import profileRoutes from './routes/profiles/index.ts'
+import sseRoutes from './routes/sse/index.ts'
+import billingRoutes from './routes/billing/index.ts'
+
+export const API_PREFIX = '/api/v1'
+
+export interface AppDeps {
+  /** an open, migrated database (tests, CLIs); otherwise one is opened from config */
+  database?: Database
+  /** the clock, in ms since the epoch (tests move it) */
+  now?: () => number
+  mail?: MailService
+  /** extra Fastify options (the server passes https/http2 here) */
+  fastify?: Partial<FastifyServerOptions> & Record<string, unknown>
+}
+
+export async function buildApp (config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: loggerOptions(config.logLevel),
+    trustProxy: config.trustProxy.length ? config.trustProxy : false,
+    bodyLimit: 1024 * 1024,
+    requestIdHeader: false,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    ...deps.fastify
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  // cross-cutting plugins
+  await app.register(errorsPlugin)
+  await app.register(dbPlugin, { database: deps.database, url: config.databaseUrl, dataDir: config.dataDir })
+  await app.register(securityPlugin, { tls: config.tls.enabled, allowHttp: config.allowHttp, corsOrigins: config.corsOrigins })
+  await app.register(eventsPlugin)
+  // before the queue, so that on close the streams end first, not after the workers stop
+  await app.register(ssePlugin, { heartbeatS: config.sseHeartbeatS })
+  await app.register(queuePlugin, { ...config.queue, workers: config.workers, now: deps.now })
+  await app.register(servicesPlugin, { config, now: deps.now, mail: deps.mail })
+  await app.register(authPlugin, {
+    sessions: createSessionService({ database: app.database, ttlSeconds: config.session.ttl, jwtTtlSeconds: config.jwt.ttl, now: deps.now }),
+    jwt: config.jwt,
+    session: config.session,
+    allowHttp: config.allowHttp,
+    allowedOrigins: [new URL(config.publicUrl).origin, ...config.corsOrigins]
+  })
+  await app.register(rateLimitPlugin, { globalMax: config.rateLimits.global, redisUrl: config.redisUrl })
+
+  // routes
+  await app.register(async (api) => {
+    await api.register(healthRoutes)
+    await api.register(publicAuthRoutes, { prefix: '/auth', config })
+    await api.register(recoveryRoutes, { prefix: '/auth', config })
+    await api.register(idpRoutes, { prefix: '/auth' })
+    await api.register(protectedAuthRoutes, { prefix: '/auth' })
+    await api.register(reportRoutes, { prefix: '/report' })
+    await api.register(ingestRoutes, { prefix: '/ingest', config })
+    await api.register(profileRoutes, { prefix: '/profiles' })
+    await api.register(sseRoutes, { prefix: '/sse' })
+    await api.register(billingRoutes, { prefix: '/billing' })
+  }, { prefix: API_PREFIX })
+
+  // the report dashboard (public/) at `/`
+  await app.register(staticPlugin)
+
+  return app
+}
