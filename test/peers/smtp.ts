@@ -1,6 +1,8 @@
 // A local SMTP server (smtp-server) that keeps every message it receives, so tests can follow a
 // mailed link the way a user would. Plain SMTP on 127.0.0.1: no authentication, no STARTTLS.
 // Mail leaves the service after the HTTP answer, so tests wait for it with `waitFor` (bounded polling).
+// `hold()` keeps every delivery waiting at RCPT TO until released: an answer that arrives while the
+// server holds the mail shows that the service did not wait for it.
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import { until } from './wait.ts'
@@ -31,10 +33,18 @@ export function parseMail (raw: string): { headers: string, body: string } {
 
 export async function startSmtp (t?: { teardown: (fn: () => unknown) => void }) {
   const mails: ReceivedMail[] = []
+  /** every recipient a client asked to deliver to, accepted or still held */
+  const recipients: string[] = []
+  let held: Array<() => void> | null = null
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onRcptTo (address, _session, callback) {
+      recipients.push(address.address.toLowerCase())
+      if (held) held.push(() => callback())
+      else callback()
+    },
     onData (stream, session, callback) {
       const chunks: Buffer[] = []
       stream.on('data', (c: Buffer) => chunks.push(c))
@@ -54,12 +64,26 @@ export async function startSmtp (t?: { teardown: (fn: () => unknown) => void }) 
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.server.address() as AddressInfo
-  const close = () => new Promise<void>((resolve) => server.close(() => resolve()))
+  const close = () => new Promise<void>((resolve) => {
+    for (const go of held ?? []) go()
+    held = null
+    server.close(() => resolve())
+  })
   t?.teardown(close)
 
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
+    recipients,
+    /** hold deliveries at RCPT TO until the returned function is called */
+    hold (): () => void {
+      held ??= []
+      return () => {
+        const waiting = held ?? []
+        held = null
+        for (const go of waiting) go()
+      }
+    },
     /** the messages sent to this address so far */
     to: (address: string) => mails.filter((m) => m.to.includes(address.toLowerCase())),
     /** the first mail matching, polled for at most `timeoutMs` */

@@ -1,0 +1,59 @@
+// Password recovery (spec 4, DESIGN 3.2): ask for a link, check it, set a new password with it.
+// Form endpoints (spec rule 1); no answer carries a token or a cookie, since recovery never signs in.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errorResponses, FormResultSchema } from '../../../schemas/common.ts'
+import { RecoveryBodySchema, RecoveryHashParamsSchema, RecoveryPasswordBodySchema } from '../../../schemas/auth.ts'
+import type { Config } from '../../config.ts'
+import { normalizeEmail, requestMeta } from './normalize.ts'
+
+const HOUR = 3600_000
+const formResponses = { 200: FormResultSchema, ...errorResponses(400, 413, 415, 429, 500, 503) }
+
+const recoveryRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
+  const { recovery } = app.services
+  const limits = config.rateLimits
+
+  const perIp = app.limiter({ name: 'recovery-ip', max: limits.recoveryIp, timeWindow: HOUR, key: (r) => r.ip })
+  const perEmail = app.limiter({
+    name: 'recovery-email', max: limits.recoveryEmail, timeWindow: HOUR, key: (r) => (r.body as { email: string }).email
+  })
+
+  app.post('/recovery', {
+    schema: {
+      tags: ['auth'],
+      summary: 'Mail a password recovery link (the same answer whether or not the address is registered)',
+      body: RecoveryBodySchema,
+      response: formResponses
+    },
+    config: { form: true },
+    onRequest: perIp,
+    preValidation: normalizeEmail,
+    preHandler: perEmail
+  }, async (request) => {
+    await recovery.request(request.body.email)
+    return { status: 'success' as const }
+  })
+
+  app.get('/recovery/:hash', {
+    schema: {
+      tags: ['auth'],
+      summary: 'Whether a recovery link is still valid',
+      params: RecoveryHashParamsSchema,
+      response: formResponses
+    },
+    config: { form: true }
+  }, async (request) => await recovery.check(request.params.hash))
+
+  app.post('/recovery/:hash', {
+    schema: {
+      tags: ['auth'],
+      summary: 'Set a new password with a recovery link (no sign-in: every session of the account ends)',
+      params: RecoveryHashParamsSchema,
+      body: RecoveryPasswordBodySchema,
+      response: formResponses
+    },
+    config: { form: true }
+  }, async (request) => await recovery.reset(request.params.hash, request.body.password, requestMeta(request)))
+}
+
+export default recoveryRoutes
