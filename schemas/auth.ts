@@ -43,6 +43,11 @@ export const AuthInfoSchema = Type.Object({
 })
 export type AuthInfo = Static<typeof AuthInfoSchema>
 
+// A recovery link's secret. Nothing about its form is refused here: an empty or odd one is simply an
+// invalid link, which GET and POST /auth/recovery/{hash} answer as such (a form error on `password`),
+// not as a schema failure. (Segments over 100 characters never reach the route: maxParamLength.)
+export const RecoveryHashParamsSchema = Type.Object({ hash: Type.String({ maxLength: 128 }) })
+
 export const RecoveryBodySchema = Type.Object({
   email: EmailSchema
 }, { examples: [{ email: 'jane@example.com' }] })
