@@ -1,0 +1,135 @@
+// The API client of the dashboard. The JWT lives in this module's memory only (never localStorage):
+// a reload gets a fresh one from the session cookie through POST /auth/token/refresh.
+const BASE = '/api/v1'
+
+let token = null
+let refreshing = null
+let onAuthLost = () => {}
+
+export class ApiError extends Error {
+  constructor (status, body) {
+    super(body?.message ?? `request failed (${status})`)
+    this.status = status
+    this.body = body
+  }
+}
+
+export function setToken (value) { token = value }
+export function signedIn () { return token !== null }
+/** called when a request is refused and the session cannot give a new JWT */
+export function whenAuthLost (fn) { onAuthLost = fn }
+
+async function send (method, path, body, useToken) {
+  const headers = { accept: 'application/json' }
+  // a bodyless POST must not claim JSON: Fastify refuses an empty JSON body
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  if (useToken && token) headers.authorization = `Bearer ${token}`
+  const res = await fetch(BASE + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: 'same-origin'
+  })
+  const data = res.status === 204 ? null : await res.json().catch(() => null)
+  return { res, data }
+}
+
+async function request (method, path, body) {
+  let { res, data } = await send(method, path, body, true)
+  if (res.status === 401) {
+    // the JWT expired or was never there: the session cookie may still give a new one
+    if (await refresh()) ({ res, data } = await send(method, path, body, true))
+    if (res.status === 401) {
+      token = null
+      onAuthLost()
+    }
+  }
+  if (!res.ok) throw new ApiError(res.status, data)
+  return data
+}
+
+/** a fresh JWT from the session cookie; false when there is no signed-in session */
+export function refresh () {
+  refreshing ??= send('POST', '/auth/token/refresh', undefined, false)
+    .then(({ res, data }) => {
+      if (res.ok && data?.status === 'success' && data.token) {
+        token = data.token
+        return true
+      }
+      token = null
+      return false
+    }, () => false)
+    .finally(() => { refreshing = null })
+  return refreshing
+}
+
+// Form endpoints answer HTTP 200 with {status:"error", fieldError} on a refusal (spec rule 1).
+async function form (path, body) {
+  const { res, data } = await send('POST', path, body, false)
+  if (!res.ok) throw new ApiError(res.status, data)
+  return data
+}
+
+export async function signIn (email, password, remember) {
+  const result = await form('/auth/signin', { email, password, token: true, remember })
+  if (result.status === 'success') token = result.token
+  return result
+}
+
+export function signUp (body) { return form('/auth/signup', body) }
+
+export async function signOut () {
+  try {
+    await request('POST', '/auth/signout')
+  } finally {
+    token = null
+  }
+}
+
+export const info = () => request('GET', '/auth/info')
+
+function query (params) {
+  const q = new URLSearchParams()
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v))
+  const s = q.toString()
+  return s ? `?${s}` : ''
+}
+
+const id = (reportId) => encodeURIComponent(reportId)
+
+export const searchProfiles = (q, source, limit = 10) => request('GET', `/profiles${query({ q, source, limit })}`)
+export const generateReport = (reportId) => request('POST', `/report/${id(reportId)}/generate`)
+
+// GET /report/{id} lists no profile before the report is ready; the create and list answers do.
+const known = new Map()
+const remember = (r) => known.set(r.id, { profiles: r.profiles, createdAt: r.createdAt })
+
+export async function createReport (profiles) {
+  const report = await request('POST', '/report', { profiles })
+  remember(report)
+  return report
+}
+
+export async function listReports (offset = 0, limit = 10) {
+  const page = await request('GET', `/report${query({ offset, limit })}`)
+  for (const r of page.items) remember(r)
+  return page
+}
+
+/** {profiles, createdAt} of a report, from what this page has seen, else from the (newest-first) list */
+export async function reportSummary (reportId) {
+  for (let offset = 0; !known.has(reportId) && offset < 500; offset += 100) {
+    const page = await listReports(offset, 100)
+    if (!page.hasMore) break
+  }
+  return known.get(reportId) ?? { profiles: [], createdAt: null }
+}
+
+export const getReport = (reportId) => request('GET', `/report/${id(reportId)}`)
+export const deleteReport = (reportId) => request('DELETE', `/report/${id(reportId)}`)
+export const interests = (reportId, source) => request('GET', `/report/${id(reportId)}/interests${query({ source })}`)
+export const friends = (reportId, params) => request('GET', `/report/${id(reportId)}/friends${query(params)}`)
+export const diffs = (reportId, params) => request('GET', `/report/${id(reportId)}/diffs${query(params)}`)
+
+/** the URL of the report's event stream; EventSource authenticates with the session cookie */
+export const streamUrl = (reportId) => `${BASE}/sse/${id(reportId)}`

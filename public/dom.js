@@ -1,0 +1,118 @@
+// Small DOM helpers. Text always goes in as text nodes (never innerHTML), so profile data cannot
+// inject markup.
+
+/** h('a', {href, class, onClick}, ...children) */
+export function h (tag, props, ...children) {
+  const el = document.createElement(tag)
+  for (const [key, value] of Object.entries(props ?? {})) {
+    if (value === undefined || value === null || value === false) continue
+    if (key === 'class') el.className = value
+    else if (key === 'dataset') Object.assign(el.dataset, value)
+    else if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2).toLowerCase(), value)
+    else if (key.includes('-') || key === 'role' || key === 'for' || typeof value === 'string' && !(key in el)) el.setAttribute(key, value === true ? '' : value)
+    else el[key] = value
+  }
+  append(el, children)
+  return el
+}
+
+function append (el, children) {
+  for (const child of children) {
+    if (child === undefined || child === null || child === false) continue
+    if (Array.isArray(child)) append(el, child)
+    else el.append(child instanceof Node ? child : String(child))
+  }
+}
+
+/** a profile's link when it is a web address; anything else (javascript:, data:) is not linked */
+export function webLink (url) {
+  try {
+    const u = new URL(url)
+    return u.protocol === 'https:' || u.protocol === 'http:' ? u.href : null
+  } catch {
+    return null
+  }
+}
+
+export const SOURCE_NAMES = { ig: 'Instagram', fb: 'Facebook', tt: 'TikTok', tw: 'X (Twitter)', li: 'LinkedIn' }
+export const SOURCES = ['ig', 'fb', 'tt', 'tw', 'li']
+
+export function sourceBadge (source) {
+  return h('span', { class: `source source-${source}`, title: SOURCE_NAMES[source] ?? source }, SOURCE_NAMES[source] ?? source)
+}
+
+export function initials (p) {
+  const words = (p.fullname || '').trim().split(/\s+/).filter(Boolean)
+  const letters = words.length >= 2
+    ? [words[0], words[words.length - 1]].map((w) => Array.from(w)[0])
+    : Array.from((words[0] || p.username || '?').replace(/^[^\p{L}\p{N}]+/u, '')).slice(0, 2)
+  return letters.join('').toUpperCase() || '?'
+}
+
+function hue (text) {
+  let x = 0
+  for (const c of String(text)) x = (x * 31 + c.codePointAt(0)) % 360
+  return x
+}
+
+/** a round picture, or the person's initials when there is no image or it does not load */
+export function avatar (p, size = 'md') {
+  const wrap = h('span', { class: `avatar avatar-${size}`, 'aria-hidden': 'true' })
+  wrap.style.setProperty('--hue', String(hue(p.username || p.fullname || '')))
+  const showInitials = () => {
+    wrap.classList.add('avatar-initials')
+    wrap.replaceChildren(initials(p))
+  }
+  if (!p.image || p.imageNotLoaded) {
+    showInitials()
+  } else {
+    const img = h('img', { src: p.image, alt: '', loading: 'lazy', referrerPolicy: 'no-referrer', decoding: 'async' })
+    img.addEventListener('error', showInitials, { once: true })
+    wrap.append(img)
+  }
+  return wrap
+}
+
+export function percent (share) {
+  const p = share * 100
+  if (p > 0 && p < 0.1) return '<0.1%'
+  return `${p < 10 ? p.toFixed(1) : Math.round(p)}%`
+}
+
+export function bar (relative, kind = '') {
+  const fill = h('span', { class: 'bar-fill' })
+  fill.style.width = `${Math.max(2, Math.min(100, relative * 100)).toFixed(1)}%`
+  return h('span', { class: `bar ${kind}`.trim() }, fill)
+}
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+export const formatDateTime = (iso) => iso ? dateTime.format(new Date(iso)) : ''
+
+const month = new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' })
+export function formatMonth (yyyyMm) {
+  const [y, m] = yyyyMm.split('-').map(Number)
+  return Number.isFinite(y) && Number.isFinite(m) ? month.format(new Date(Date.UTC(y, m - 1, 1))) : yyyyMm
+}
+
+export const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
+export function statusBadge (status) {
+  const labels = { draft: 'Draft', queued: 'Queued', generating: 'Generating', ready: 'Ready', failed: 'Failed' }
+  return h('span', { class: `status status-${status}` }, labels[status] ?? status)
+}
+
+export function debounce (fn, ms) {
+  let timer
+  return (...args) => {
+    clearTimeout(timer)
+    timer = setTimeout(() => fn(...args), ms)
+  }
+}
+
+/** a message line for a failed request */
+export function errorText (err, fallback = 'Something went wrong. Please try again.') {
+  if (!err || typeof err.status !== 'number') return 'The server could not be reached. Check your connection and try again.'
+  if (err.status === 429) return 'Too many requests. Please wait a moment and try again.'
+  if (err.status >= 500) return fallback
+  return err.body?.message ? `${err.body.message[0].toUpperCase()}${err.body.message.slice(1)}.` : fallback
+}

@@ -1,0 +1,115 @@
+// Friends with common interests or red flags: the sort toggle, the network filter and paging.
+// The toggle always shows the order the server used: when it answers sortByRedFlagsAdjusted (the
+// requested list was empty, the other one served), the toggle follows sortByRedFlags and nothing is
+// requested again.
+import * as api from '../api.js'
+import { avatar, errorText, h, plural, SOURCE_NAMES, webLink } from '../dom.js'
+
+const PAGE = 10
+
+export function friendsSection (reportId, item) {
+  const state = { source: item.source, sortByRedFlags: item.friends.sortByRedFlags, offset: 0 }
+  let data = item.friends
+  let seq = 0
+
+  const common = h('button', { type: 'button', class: 'segment', id: `friends-common-${item.source}`, 'aria-pressed': 'false' }, 'Common interests')
+  const flags = h('button', { type: 'button', class: 'segment', id: `friends-flags-${item.source}`, 'aria-pressed': 'false' }, 'Red flags')
+  const toggle = h('div', { class: 'segmented', role: 'group', 'aria-label': 'Sort friends by' }, common, flags)
+  const filter = h('select', { class: 'friends-source', id: `friends-source-${item.source}`, 'aria-label': 'Friends on network' })
+  const whose = h('p', { class: 'muted small', hidden: true })
+  const note = h('p', { class: 'note', hidden: true, role: 'status' })
+  const list = h('ul', { class: 'people', id: `friends-${item.source}` })
+  const range = h('span', { class: 'muted small' })
+  const prev = h('button', { type: 'button', class: 'button ghost small' }, '‹ Previous')
+  const next = h('button', { type: 'button', class: 'button ghost small' }, 'Next ›')
+  const pager = h('div', { class: 'pager' }, prev, range, next)
+  const message = h('p', { class: 'form-error', role: 'alert' })
+
+  const friendRow = (f) => h('li', { class: 'person' },
+    avatar(f, 'md'),
+    h('span', { class: 'profile-names' },
+      h('span', { class: 'fullname' }, f.fullname || f.username),
+      webLink(f.link)
+        ? h('a', { class: 'username', href: webLink(f.link), target: '_blank', rel: 'noopener noreferrer' }, `@${f.username}`)
+        : h('span', { class: 'username' }, `@${f.username}`)
+    ),
+    h('span', { class: 'person-metrics' },
+      h('span', { class: `metric ${data.sortByRedFlags ? '' : 'lead'}`.trim(), title: 'Interests in common' }, plural(f.count, 'common interest')),
+      f.redFlagsCount ? h('span', { class: `metric flag ${data.sortByRedFlags ? 'lead' : ''}`.trim(), title: 'Red-flag interests' }, plural(f.redFlagsCount, 'red flag')) : null
+    )
+  )
+
+  const render = () => {
+    common.setAttribute('aria-pressed', String(!state.sortByRedFlags))
+    flags.setAttribute('aria-pressed', String(state.sortByRedFlags))
+    common.title = data.hasCommonInterests ? '' : 'No friend shares an interest'
+    flags.title = data.hasRedFlags ? '' : 'No friend has a red-flag interest'
+
+    const sources = [...new Set([item.source, ...data.availableSources])]
+    filter.replaceChildren(...sources.map((s) => h('option', { value: s, selected: s === state.source }, `Friends on ${SOURCE_NAMES[s]}`)))
+    filter.hidden = sources.length < 2
+
+    // friends on another network are those of the report's profile there
+    whose.hidden = state.source === item.source
+    whose.textContent = `Friends of @${data.sourceProfile.username} on ${SOURCE_NAMES[state.source]}`
+
+    if (data.sortByRedFlagsAdjusted) {
+      note.hidden = false
+      note.textContent = data.sortByRedFlags
+        ? 'No friend shares an interest with this profile: showing friends with red flags instead.'
+        : 'No friend has a red-flag interest: showing friends with common interests instead.'
+    } else {
+      note.hidden = true
+    }
+
+    if (data.items.length) {
+      list.replaceChildren(...data.items.map(friendRow))
+    } else {
+      list.replaceChildren(h('li', { class: 'muted empty' }, `No friends with common interests or red flags on ${SOURCE_NAMES[state.source]}.`))
+    }
+    const from = data.total ? state.offset + 1 : 0
+    range.textContent = data.total ? `${from}–${state.offset + data.items.length} of ${data.total}` : ''
+    prev.disabled = state.offset === 0
+    next.disabled = !data.hasMore
+    pager.hidden = !data.hasMore && state.offset === 0
+    section.dataset.sort = state.sortByRedFlags ? 'red-flags' : 'common'
+  }
+
+  const load = async () => {
+    const mine = ++seq
+    section.classList.add('loading')
+    message.textContent = ''
+    try {
+      const page = await api.friends(reportId, { source: state.source, sortByRedFlags: state.sortByRedFlags, offset: state.offset, limit: PAGE })
+      if (mine !== seq) return
+      data = page
+      // the server may serve the other list on the first page: align, do not ask again
+      if (page.sortByRedFlagsAdjusted) state.sortByRedFlags = page.sortByRedFlags
+      render()
+    } catch (err) {
+      if (mine === seq) message.textContent = errorText(err)
+    } finally {
+      if (mine === seq) section.classList.remove('loading')
+    }
+  }
+
+  const sortBy = (redFlags) => {
+    if (state.sortByRedFlags === redFlags) return
+    state.sortByRedFlags = redFlags
+    state.offset = 0
+    render()
+    load()
+  }
+  common.addEventListener('click', () => sortBy(false))
+  flags.addEventListener('click', () => sortBy(true))
+  filter.addEventListener('change', () => { state.source = filter.value; state.offset = 0; load() })
+  prev.addEventListener('click', () => { state.offset = Math.max(0, state.offset - PAGE); load() })
+  next.addEventListener('click', () => { state.offset += data.items.length || PAGE; load() })
+
+  const section = h('section', { class: 'card friends', id: `section-friends-${item.source}` },
+    h('div', { class: 'section-head wrap' }, h('h3', null, 'Friends'), toggle, filter),
+    whose, note, list, message, pager
+  )
+  render()
+  return section
+}

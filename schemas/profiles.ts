@@ -1,0 +1,24 @@
+// GET /profiles: the dashboard's search box over the profile data (read-only).
+import { Type, type Static } from '@sinclair/typebox'
+import { SourceSchema } from './common.ts'
+
+export const ProfileSearchQuerySchema = Type.Object({
+  q: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'part of a username or full name, case-insensitive' }),
+  source: Type.Optional(SourceSchema),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10 }))
+}, { additionalProperties: false, examples: [{ q: 'jdoe', source: 'ig', limit: 10 }] })
+export type ProfileSearchQuery = Static<typeof ProfileSearchQuerySchema>
+
+export const ProfileHitSchema = Type.Object({
+  source: SourceSchema,
+  username: Type.String(),
+  fullname: Type.String(),
+  image: Type.Union([Type.String(), Type.Null()], { description: 'null when the profile has no image' }),
+  link: Type.String()
+})
+export type ProfileHit = Static<typeof ProfileHitSchema>
+
+export const ProfileSearchResultSchema = Type.Object({
+  items: Type.Array(ProfileHitSchema, { description: 'exact username or full-name matches first, then by username' })
+})
+export type ProfileSearchResult = Static<typeof ProfileSearchResultSchema>

@@ -1,0 +1,318 @@
+// The dashboard in a real browser (headless Chromium driven by playwright-core) against a real
+// listening server with a report worker: sign up and in, search, create and generate a report, watch
+// its progress over the event stream, read every section, sort, filter and page the friends, open
+// the full timeline, reload (the session cookie restores the sign-in), sign out. Screenshots at
+// laptop and phone widths go to test/artifacts/ (not committed).
+import t from 'tap'
+import { existsSync, mkdirSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import type { BrowserContext, Page } from 'playwright-core'
+import type { Db } from '../../src/db/client.ts'
+import { follows, friendships, profiles } from '../../src/db/schema.ts'
+import { build, GOOD_PASSWORD, uniqueEmail } from '../helper.ts'
+import { MONTH_START, seedReportData } from '../reports/seed.ts'
+
+const CHROMIUM = '/usr/bin/chromium'
+const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url))
+const WAIT = { timeout: 20_000 }
+const DESKTOP = { width: 1280, height: 800 }
+const PHONE = { width: 390, height: 844 }
+
+// The page is opened at this public origin, as a user behind a proxy would: the app's PUBLIC_URL,
+// which the Origin check of the cookie-authenticated refresh and sign-out trusts (DESIGN 8.10).
+// Chromium maps it onto the port-0 listener (--host-resolver-rules), so no port is guessed.
+// localhost keeps it a secure context, where Chromium stores the Secure session cookie over http.
+const PUBLIC_ORIGIN = 'http://localhost:8443'
+
+// A picture for the report's profile; every other image URL of the seed fails, as missing images do.
+const PICTURE = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" fill="#7c3aed"/><circle cx="32" cy="25" r="12" fill="#ede9fe"/><rect x="14" y="42" width="36" height="22" rx="11" fill="#ede9fe"/></svg>'
+
+/**
+ * On top of the report seed: twelve more Instagram friends of JDoe who share Tennis (fourteen with
+ * common interests, two pages of ten), and one Facebook friend of john.doe who shares Memes and has
+ * no red flag (so asking for red flags there is answered with common interests, adjusted).
+ */
+async function seedFriends (db: Db) {
+  const pals = Array.from({ length: 12 }, (_, n) => String(n + 1).padStart(2, '0'))
+  await db.insert(profiles).values([
+    ...pals.map((n) => ({ id: `p-pal${n}`, source: 'ig' as const, username: `pal${n}`, fullname: `Pal ${n}`, image: null, link: `https://ig.example/pal${n}` })),
+    { id: 'p-fbmate', source: 'fb', username: 'mememate', fullname: 'Meme Mate', image: null, link: 'https://fb.example/mememate' }
+  ])
+  await db.insert(follows).values([
+    ...pals.map((n) => ({ profileId: `p-pal${n}`, accountId: 'a-2', since: MONTH_START(2), until: null })),
+    { profileId: 'p-fbmate', accountId: 'a-4', since: MONTH_START(2), until: null }
+  ])
+  // one row per unordered pair, a < b
+  await db.insert(friendships).values([...pals.map((n) => ({ a: 'p-1', b: `p-pal${n}` })), { a: 'p-4', b: 'p-fbmate' }])
+}
+
+const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`
+
+t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
+  const { chromium } = await import('playwright-core')
+  mkdirSync(ARTIFACTS, { recursive: true })
+  const app = await build(t, { WORKERS: '1', PUBLIC_URL: PUBLIC_ORIGIN })
+  await seedReportData(app.db)
+  await seedFriends(app.db)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as AddressInfo
+
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      `--host-resolver-rules=MAP localhost:8443 127.0.0.1:${port}`
+    ]
+  })
+  // teardowns run last in, first out: the browser closes before the app, no stream is left open
+  t.teardown(() => browser.close())
+
+  const problems: string[] = []
+  const watch = (page: Page, name: string) => {
+    page.on('pageerror', (err) => problems.push(`${name}: page error: ${err.message}`))
+    page.on('console', (msg) => {
+      // a missing image is expected; a CSP violation or a script error is not
+      if (msg.type() === 'error' && /Content Security Policy|SyntaxError|TypeError|ReferenceError/.test(msg.text())) problems.push(`${name}: ${msg.text()}`)
+    })
+  }
+  const images = async (context: BrowserContext) => {
+    await context.route('https://img.example/**', async (route) => {
+      if (route.request().url().endsWith('/p1.png')) await route.fulfill({ status: 200, contentType: 'image/svg+xml', body: PICTURE })
+      else await route.abort('namenotresolved')
+    })
+  }
+  // a full-page capture shows the sticky top bar where the page is scrolled to: capture from the top
+  const screenshot = async (page: Page, name: string) => {
+    await page.evaluate(() => window.scrollTo(0, 0))
+    await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true })
+  }
+  const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+
+  const context = await browser.newContext({ viewport: DESKTOP })
+  await images(context)
+  const page = await context.newPage()
+  watch(page, 'desktop')
+  const email = uniqueEmail('dashboard')
+
+  await t.test('the page and its security headers', async (t) => {
+    const res = await page.goto(PUBLIC_ORIGIN)
+    const csp = (await res!.allHeaders())['content-security-policy']
+    t.match(csp, /script-src 'self'/, 'scripts from this origin only')
+    t.notMatch(csp, /unsafe-eval/)
+    await page.locator('#signin-form').waitFor(WAIT)
+    t.equal(await page.title(), 'Profile Interest Reports')
+  })
+
+  await t.test('sign up shows the server\'s field error, then signs in', async (t) => {
+    await page.click('#tab-signup')
+    await page.fill('#signup-email', email)
+    await page.fill('#signup-password', 'short')
+    await page.click('#signup-form button[type=submit]')
+    await page.waitForFunction(() => document.querySelector('#signup-password-error')?.textContent !== '', null, WAIT)
+    t.match(await page.textContent('#signup-password-error'), /\S/, 'the password error is under the password field')
+    t.equal(await page.getAttribute('#signup-password', 'aria-invalid'), 'true')
+    t.equal(await page.textContent('#signup-email-error'), '', 'nothing under the e-mail field')
+    await page.screenshot({ path: `${ARTIFACTS}signup-error-desktop.png` })
+
+    await page.fill('#signup-password', GOOD_PASSWORD)
+    await page.click('#signup-form button[type=submit]')
+    await page.locator('#sign-out').waitFor(WAIT)
+    t.equal(await page.textContent('.account-email'), email)
+    t.equal(await page.textContent('#credits'), '1 credit')
+    t.equal(await page.evaluate(() => localStorage.length + sessionStorage.length), 0, 'nothing kept in web storage')
+    const cookies = await context.cookies(`${PUBLIC_ORIGIN}/api/v1/`)
+    t.ok(cookies.some((c) => c.name === 'sid' && c.httpOnly && c.path === '/api/v1'), 'the browser kept the session cookie')
+  })
+
+  await t.test('search the profiles, create and generate a report, watch it live', async (t) => {
+    await page.fill('#profile-q', 'jdoe')
+    const hit = page.locator('#profile-results .result', { hasText: '@JDoe' })
+    await hit.waitFor(WAIT)
+    t.equal(await page.locator('#profile-results .result').count(), 1, 'one profile matches jdoe')
+    t.match(await hit.textContent(), /John Doe/)
+    await hit.getByRole('button', { name: 'Add' }).click()
+    t.match(await page.textContent('#selected-profiles'), /@JDoe/)
+
+    await page.selectOption('#profile-source', 'fb')
+    await page.fill('#profile-q', 'john')
+    const fb = page.locator('#profile-results .result', { hasText: '@john.doe' })
+    await fb.waitFor(WAIT)
+    t.equal(await page.locator('#profile-results .result').count(), 1, 'the network filter leaves the Facebook profile')
+    await fb.getByRole('button', { name: 'Add' }).click()
+    t.equal(await page.locator('#selected-profiles .chip').count(), 2)
+    await screenshot(page, 'home-desktop')
+
+    await page.click('#create-report')
+    await page.waitForURL(/#\/report\/[0-9a-f-]{36}$/, WAIT)
+    const progress = page.locator('#progress')
+    await progress.waitFor(WAIT)
+    await page.locator('#progress[data-progress="100"]').waitFor({ timeout: 90_000 })
+    t.equal(await progress.getAttribute('data-status'), 'ready')
+    t.equal(await page.getAttribute('#progress [role=progressbar]', 'aria-valuenow'), '100')
+    t.match(await progress.textContent(), /Report ready/)
+    t.equal(await progress.getAttribute('data-transport'), 'sse', 'the progress came through the event stream (cookie auth)')
+    await page.locator('#report-status', { hasText: 'Ready' }).waitFor(WAIT)
+  })
+
+  await t.test('the report sections render', async (t) => {
+    await page.locator('#section-categories-ig').waitFor(WAIT)
+    t.equal(await page.locator('.source-tabs [role=tab]').count(), 2, 'one tab per network')
+    t.equal(await page.getAttribute('#tab-ig', 'aria-selected'), 'true')
+    t.match(await page.textContent('.report-title'), /John Doe/)
+    t.match(await page.textContent('.profile-card'), /@JDoe/)
+    t.equal(await page.locator('.profile-card .avatar img').count(), 1, 'the profile picture')
+
+    const categories = await page.textContent('#categories-ig')
+    t.match(categories, /Sport/)
+    t.match(categories, /Boxing/)
+    t.equal(await page.locator('#categories-ig .category').count(), 1, 'one category active this month')
+    t.equal(await page.locator('#categories-ig .category .bar').count(), 1, 'drawn as a bar')
+    const top = page.locator('#top-interests-ig li')
+    t.equal(await top.count(), 2)
+    t.match(await top.nth(0).textContent(), /Boxing/)
+    t.match(await top.nth(1).textContent(), /Tennis/)
+    t.equal(await page.textContent('#red-flags-ig .badge.flag'), 'Violence', 'the red flag carries its bucket badge')
+    t.match(await page.textContent('#red-flags-ig'), /Boxing/)
+
+    const months = page.locator('#diffs-ig .month')
+    t.equal(await months.count(), 2, 'two months with changes')
+    t.match(await months.nth(0).textContent(), /1 lost/)
+    t.match(await months.nth(1).textContent(), /2 new/)
+    const jazz = page.locator('#diffs-ig .interest', { hasText: 'Jazz' }).first()
+    t.equal(await jazz.evaluate((el) => el.tagName), 'SPAN', 'an unactive interest is not clickable')
+    t.match(await jazz.getAttribute('class'), /unactive/)
+    const tennis = page.locator('#diffs-ig .interest', { hasText: 'Tennis' }).first()
+    t.equal(await tennis.evaluate((el) => el.tagName), 'BUTTON')
+    await tennis.click()
+    const dialog = page.locator('#interest-dialog')
+    await dialog.locator('.detail-row').first().waitFor(WAIT)
+    t.match(await dialog.textContent(), /Sport/)
+    t.match(await dialog.textContent(), /Tennis World/, 'the follow the interest is based on')
+    t.equal(await dialog.locator('.avatar-initials').first().textContent(), 'TW', 'initials when the account has no image')
+    await dialog.getByRole('button', { name: 'Close' }).click()
+    await dialog.waitFor({ state: 'hidden', ...WAIT })
+
+    await page.click('#diffs-more-ig')
+    await page.locator('#diffs-more-ig').waitFor({ state: 'hidden', ...WAIT })
+    t.equal(await months.count(), 2, 'the full timeline: the same two months, nothing older')
+  })
+
+  await t.test('the friends: sort toggle and paging', async (t) => {
+    const common = page.locator('#friends-common-ig')
+    const flags = page.locator('#friends-flags-ig')
+    const people = page.locator('#friends-ig .person')
+    const section = page.locator('#section-friends-ig')
+    t.equal(await flags.getAttribute('aria-pressed'), 'true', 'red flags first: some friend has one (sortByRedFlagsDefault)')
+    t.equal(await common.getAttribute('aria-pressed'), 'false')
+    t.equal(await people.count(), 1)
+    t.match(await people.first().textContent(), /Bob/)
+    t.equal(await people.first().locator('.avatar-initials').textContent(), 'BO')
+    t.ok(await section.locator('.pager').isHidden(), 'one page: no pager')
+
+    await common.click()
+    await page.locator('#section-friends-ig[data-sort="common"]').waitFor(WAIT)
+    await page.locator('#friends-ig .person', { hasText: 'Alice' }).waitFor(WAIT)
+    t.equal(await common.getAttribute('aria-pressed'), 'true')
+    t.equal(await flags.getAttribute('aria-pressed'), 'false')
+    t.equal(await people.count(), 10, 'a page of ten')
+    t.match(await people.nth(0).textContent(), /Bob/, 'bob first: as many common interests, more red flags')
+    t.match(await people.nth(1).textContent(), /Alice/)
+    t.match(await section.locator('.pager').textContent(), /1–10 of 14/)
+    await screenshot(page, 'report-desktop')
+
+    await section.getByRole('button', { name: 'Next ›' }).click()
+    await page.locator('#friends-ig .person', { hasText: 'Pal 12' }).waitFor(WAIT)
+    t.equal(await people.count(), 4, 'the second page: the last four')
+    t.match(await section.locator('.pager').textContent(), /11–14 of 14/)
+    t.ok(await section.getByRole('button', { name: 'Next ›' }).isDisabled(), 'no third page')
+    await section.getByRole('button', { name: '‹ Previous' }).click()
+    await page.locator('#friends-ig .person', { hasText: 'Bob' }).waitFor(WAIT)
+    t.equal(await people.count(), 10)
+
+    await flags.click()
+    await page.locator('#section-friends-ig[data-sort="red-flags"]').waitFor(WAIT)
+    await page.waitForFunction(() => document.querySelectorAll('#friends-ig .person').length === 1, null, WAIT)
+    t.equal(await flags.getAttribute('aria-pressed'), 'true')
+    t.match(await people.first().textContent(), /1 red flag/)
+  })
+
+  await t.test('the friends network filter, and a sort the server adjusts', async (t) => {
+    const filter = page.locator('#friends-source-ig')
+    t.same(await filter.locator('option').evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value)), ['ig', 'fb'], 'availableSources')
+    // red flags are asked for; john.doe's only friend has none: common interests served instead
+    await filter.selectOption('fb')
+    await page.locator('#friends-ig .person', { hasText: 'Meme Mate' }).waitFor(WAIT)
+    const section = page.locator('#section-friends-ig')
+    t.match(await section.textContent(), /Friends of @john\.doe on Facebook/)
+    t.equal(await page.getAttribute('#friends-common-ig', 'aria-pressed'), 'true', 'the toggle follows sortByRedFlags')
+    t.match(await section.locator('.note').textContent(), /No friend has a red-flag interest/)
+
+    await page.click('#tab-fb')
+    await page.locator('#section-categories-fb').waitFor(WAIT)
+    t.equal(await page.getAttribute('#tab-fb', 'aria-selected'), 'true')
+    t.match(await page.textContent('#top-interests-fb'), /Memes/)
+    t.match(await page.textContent('#section-flags-fb'), /No red-flag interests/)
+    t.equal(await page.textContent('.profile-card .avatar-initials'), 'JD', 'initials for a profile without an image')
+    t.equal(await page.getAttribute('#friends-common-fb', 'aria-pressed'), 'true', 'no red flags among the friends: common first')
+    t.ok(await page.locator('#section-friends-fb .note').isHidden())
+    await page.click('#friends-flags-fb')
+    const note = page.locator('#section-friends-fb .note')
+    await note.waitFor(WAIT)
+    t.match(await note.textContent(), /showing friends with common interests instead/)
+    t.equal(await page.getAttribute('#friends-common-fb', 'aria-pressed'), 'true', 'aligned with the served sort, not asked again')
+    t.equal(await page.locator('#friends-fb .person').count(), 1)
+    await page.click('#tab-ig')
+    t.equal(await page.inputValue('#friends-source-ig'), 'fb', 'each tab keeps its state')
+  })
+
+  await t.test('a reload restores the session from the cookie', async (t) => {
+    await page.reload()
+    await page.locator('#section-categories-ig').waitFor(WAIT)
+    t.ok(await page.locator('#sign-out').isVisible())
+    t.equal(await page.locator('#progress').count(), 0, 'no progress for a report that is ready')
+    await page.click('.back')
+    const row = page.locator('#report-list .report-row')
+    await row.first().waitFor(WAIT)
+    t.equal(await row.count(), 1)
+    t.match(await row.first().textContent(), /Ready/)
+    t.equal(await page.textContent('#credits'), '0 credits', 'one credit spent')
+  })
+
+  await t.test('phone width', async (t) => {
+    const phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true, deviceScaleFactor: 2, storageState: await context.storageState() })
+    t.teardown(() => phone.close())
+    await images(phone)
+    const p = await phone.newPage()
+    watch(p, 'phone')
+    await p.goto(PUBLIC_ORIGIN)
+    await p.locator('#report-list .report-row').first().waitFor(WAIT)
+    t.equal(await overflow(p), 0, 'home: nothing wider than the phone screen')
+    await screenshot(p, 'home-phone')
+    await p.locator('#report-list .report-row').first().click()
+    await p.locator('#section-friends-ig').waitFor(WAIT)
+    await p.click('#friends-common-ig')
+    await p.locator('#friends-ig .person', { hasText: 'Alice' }).waitFor(WAIT)
+    t.equal(await overflow(p), 0, 'report: nothing wider than the phone screen')
+    const tabs = await p.locator('.source-tabs [role=tab]').evaluateAll((els) => els.map((el) => el.getBoundingClientRect().right))
+    t.ok(tabs.every((right) => right <= 390), 'every profile tab in sight')
+    await screenshot(p, 'report-phone')
+  })
+
+  await t.test('sign out', async (t) => {
+    await page.click('#sign-out')
+    await page.locator('#signin-form').waitFor(WAIT)
+    await page.reload()
+    await page.locator('#signin-form').waitFor(WAIT)
+    t.equal(await page.locator('#sign-out').count(), 0, 'still signed out after a reload')
+    await page.screenshot({ path: `${ARTIFACTS}signin-desktop.png` })
+    await page.fill('#signin-email', email)
+    await page.fill('#signin-password', 'not the password')
+    await page.click('#signin-form button[type=submit]')
+    await page.waitForFunction(() => document.querySelector('#signin-password-error')?.textContent !== '', null, WAIT)
+    t.equal(await page.textContent('#signin-password-error'), 'Wrong e-mail or password')
+  })
+
+  t.same(problems, [], 'no script error and no CSP violation')
+})
