@@ -1,7 +1,7 @@
 // Every table of the service, declared once. Change a table here, then `npm run db:generate`.
 import { sql } from 'drizzle-orm'
 import {
-  bigserial, boolean, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid
+  bigint, bigserial, boolean, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid
 } from 'drizzle-orm/pg-core'
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow()
@@ -158,16 +158,20 @@ export const reportEvents = pgTable('report_events', {
 
 // ---------------------------------------------------------------- billing
 
+// One row per Stripe subscription (a user may have several over time, or two at once after two
+// checkouts); the user is entitled while any of them is active or trialing.
 export const subscriptions = pgTable('subscriptions', {
-  userId: uuid('user_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),
-  stripeSubscriptionId: text('stripe_subscription_id').notNull().unique(),
+  stripeSubscriptionId: text('stripe_subscription_id').primaryKey(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  stripeCustomerId: text('stripe_customer_id'),
   status: text('status').notNull(),
   priceId: text('price_id'),
   currentPeriodEnd: timestamp('current_period_end', { withTimezone: true }),
-  // Stripe event `created` of the newest event applied: an older event never overwrites newer state
-  eventCreated: integer('event_created').notNull(),
+  // Stripe event `created` (Unix seconds) of the newest event applied: an older event never
+  // overwrites newer state
+  eventCreated: bigint('event_created', { mode: 'number' }).notNull(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow()
-})
+}, (t) => [index('subscriptions_user_idx').on(t.userId)])
 
 export const stripeEvents = pgTable('stripe_events', {
   id: text('id').primaryKey(),

@@ -1,15 +1,16 @@
 // Sign-up, sign-in, confirmation and account information (DESIGN 3.2). No Fastify types here.
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
-import { authTokens, signinFailures, subscriptions, users } from '../db/schema.ts'
+import { authTokens, signinFailures, users } from '../db/schema.ts'
 import type { FieldError } from '../../schemas/common.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
 import type { CaptchaService } from './captcha.ts'
-import { PROMO_MESSAGE } from './form-errors.ts'
+import { CAPTCHA_MESSAGE, PROMO_MESSAGE } from './form-errors.ts'
 import { hashLinkSecret, newLinkSecret } from './link-secrets.ts'
 import type { MailService } from './mail.ts'
 import type { PasswordService } from './passwords.ts'
 import type { PromocodeService } from './promocodes.ts'
+import { currentSubscription } from './subscription-state.ts'
 
 export const CONFIRM_TTL_MS = 7 * 24 * 3600 * 1000
 const BACKOFF_AFTER = 5
@@ -17,7 +18,7 @@ const BACKOFF_MAX_S = 300
 
 export const MESSAGES = {
   wrongCredentials: 'Wrong e-mail or password',
-  captcha: 'CAPTCHA check failed, please try again'
+  captcha: CAPTCHA_MESSAGE
 } as const
 
 export interface SignupInput {
@@ -184,11 +185,9 @@ export function createAccountService (deps: Deps) {
     },
 
     async info (userId: string) {
-      const [row] = await db.select({ user: users, subscription: subscriptions }).from(users)
-        .leftJoin(subscriptions, eq(subscriptions.userId, users.id))
-        .where(eq(users.id, userId))
-      if (!row) return null
-      const { user, subscription } = row
+      const [user] = await db.select().from(users).where(eq(users.id, userId))
+      if (!user) return null
+      const subscription = await currentSubscription(db, userId)
       return {
         id: user.id,
         email: user.email,
@@ -198,9 +197,7 @@ export function createAccountService (deps: Deps) {
         ...(user.acquisitionCode !== null ? { acquisitionCode: user.acquisitionCode } : {}),
         ...(user.promocode !== null ? { promocode: user.promocode } : {}),
         reportCredits: user.reportCredits,
-        subscription: subscription
-          ? { status: subscription.status, currentPeriodEnd: subscription.currentPeriodEnd?.toISOString() ?? null }
-          : null,
+        subscription,
         createdAt: user.createdAt.toISOString()
       }
     }

@@ -11,6 +11,7 @@ interface ValidationIssue {
 }
 
 export const PROMO_MESSAGE = 'Promo code is invalid, expired or used up to the limit'
+export const CAPTCHA_MESSAGE = 'CAPTCHA check failed, please try again'
 
 export function fieldErrorFor (issues: ValidationIssue[], context?: string): FieldError | null {
   const v = issues[0]
@@ -26,6 +27,8 @@ export function fieldErrorFor (issues: ValidationIssue[], context?: string): Fie
     return { field: 'password', message: 'Enter a password' }
   }
   if (name === 'promocode') return { field: 'promocode', message: PROMO_MESSAGE }
+  // sign-up's CAPTCHA token (a string) missing or empty: the user is told what sign-up says for a failed CAPTCHA
+  if (name === 'token' && (v.keyword === 'required' || v.keyword === 'minLength')) return { field: 'email', message: CAPTCHA_MESSAGE }
   if (name === 'email') return { field: 'email', message: 'Enter a valid e-mail address' }
   if (name === '' && v.keyword === 'type') return { field: 'email', message: 'Enter a valid e-mail address' }
   return { field: 'email', message: `Invalid ${name || 'request'}` }

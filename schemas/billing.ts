@@ -1,0 +1,29 @@
+// Bodies and answers of /billing/* (DESIGN 7).
+import { Type, type Static } from '@sinclair/typebox'
+
+// Not `format: 'uri'`: Stripe's `{CHECKOUT_SESSION_ID}` placeholder is not a valid URI character.
+// The origin is checked against PUBLIC_URL and CORS_ORIGINS by the billing service.
+const RedirectUrl = (description: string) => Type.String({ minLength: 8, maxLength: 2048, pattern: '^https?://', description })
+
+export const CheckoutBodySchema = Type.Object({
+  successUrl: RedirectUrl('where Stripe sends the user after paying (may contain {CHECKOUT_SESSION_ID})'),
+  cancelUrl: RedirectUrl('where Stripe sends the user when they go back')
+}, { examples: [{ successUrl: 'https://localhost:8443/?paid=1', cancelUrl: 'https://localhost:8443/' }] })
+export type CheckoutBody = Static<typeof CheckoutBodySchema>
+
+export const PortalBodySchema = Type.Object({
+  returnUrl: Type.Optional(RedirectUrl('where the portal sends the user back; default PUBLIC_URL'))
+}, { examples: [{ returnUrl: 'https://localhost:8443/' }] })
+export type PortalBody = Static<typeof PortalBodySchema>
+
+export const BillingUrlSchema = Type.Object({
+  url: Type.String({ description: 'the Stripe page to send the browser to' })
+})
+
+export const WebhookHeadersSchema = Type.Object({
+  'stripe-signature': Type.String({ minLength: 1, maxLength: 8192 })
+})
+
+export const WebhookResultSchema = Type.Object({
+  received: Type.Literal(true)
+})
