@@ -6,10 +6,13 @@ import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
 import type { MailService } from './services/mail.ts'
 import { createSessionService } from './services/sessions.ts'
-import { loggerOptions } from './logger.ts'
+import { genReqId, loggerOptions } from './logger.ts'
+import { createMetrics } from './services/metrics.ts'
 
+import lifecyclePlugin from './plugins/lifecycle.ts'
+import requestIdPlugin from './plugins/request-id.ts'
 import dbPlugin from './plugins/db.ts'
-import errorsPlugin from './plugins/errors.ts'
+import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/errors.ts'
 import securityPlugin from './plugins/security.ts'
 import eventsPlugin from './plugins/events.ts'
 import servicesPlugin from './plugins/services.ts'
@@ -18,6 +21,7 @@ import rateLimitPlugin from './plugins/rate-limit.ts'
 import queuePlugin from './plugins/queue.ts'
 import staticPlugin from './plugins/static.ts'
 import ssePlugin from './plugins/sse.ts'
+import metricsPlugin from './plugins/metrics.ts'
 
 import healthRoutes from './routes/health/index.ts'
 import publicAuthRoutes from './routes/auth/public.ts'
@@ -47,19 +51,34 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     logger: loggerOptions(config.logLevel),
     trustProxy: config.trustProxy.length ? config.trustProxy : false,
     bodyLimit: 1024 * 1024,
+    // ids from genReqId: a safe incoming X-Request-ID is kept, anything else replaced (src/logger.ts)
     requestIdHeader: false,
+    genReqId,
+    // Fastify's own early errors (bad URL, unparsable HTTP/1.1) in the GeneralError shape too
+    frameworkErrors,
+    clientErrorHandler,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    // HTTP/2: on close, every session gets a GOAWAY (Node 20 sends none; Fastify does with `true`).
+    // Otherwise a client whose SSE stream just ended reconnects on its open session, gets 503 and
+    // gives up instead of resuming elsewhere, and close waits for idle sessions to time out (72 s).
+    forceCloseConnections: deps.fastify?.http2 === true ? true : 'idle',
     ...deps.fastify
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  // Prometheus metrics only when METRICS_PORT is set (served by their own listener, src/startup.ts)
+  const metrics = config.metricsPort !== null ? createMetrics() : null
+
   // cross-cutting plugins
+  await app.register(lifecyclePlugin)
+  await app.register(requestIdPlugin)
   await app.register(errorsPlugin)
   await app.register(dbPlugin, { database: deps.database, url: config.databaseUrl, dataDir: config.dataDir })
   await app.register(securityPlugin, { tls: config.tls.enabled, allowHttp: config.allowHttp, corsOrigins: config.corsOrigins })
   await app.register(eventsPlugin)
   // before the queue, so that on close the streams end first, not after the workers stop
   await app.register(ssePlugin, { heartbeatS: config.sseHeartbeatS })
-  await app.register(queuePlugin, { ...config.queue, workers: config.workers, now: deps.now })
+  await app.register(queuePlugin, { ...config.queue, workers: config.workers, now: deps.now, observeJob: metrics?.observeJob })
+  await app.register(metricsPlugin, { metrics })
   await app.register(servicesPlugin, { config, now: deps.now, mail: deps.mail })
   await app.register(authPlugin, {
     sessions: createSessionService({ database: app.database, ttlSeconds: config.session.ttl, jwtTtlSeconds: config.jwt.ttl, now: deps.now }),

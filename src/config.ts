@@ -1,5 +1,6 @@
 // The only reader of process.env: environment -> validated, typed Config.
 import { randomBytes } from 'node:crypto'
+import { isIP } from 'node:net'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import envSchema from 'env-schema'
@@ -19,7 +20,8 @@ export interface Config {
   jwt: { secret: string, previousSecrets: string[], ttl: number }
   session: { secret: string, ttl: number }
   captcha: { enabled: boolean, verifyUrl: string, secret: string }
-  mail: { smtpUrl: string, from: string, outboxDir: string }
+  /** logLinks: the outbox log line carries the mailed link (development only: it holds a secret) */
+  mail: { smtpUrl: string, from: string, outboxDir: string, logLinks: boolean }
   google: { clientIds: string[], certsUrl: string }
   stripe: { secretKey: string, webhookSecret: string, priceId: string, apiUrl: string }
   redisUrl: string
@@ -50,9 +52,40 @@ function parseEnv (source: Record<string, string | undefined>): Env {
   try {
     return envSchema<Env>({ schema: EnvSchema, data, dotenv: false })
   } catch (err) {
-    // ajv says "env/PORT must be integer": keep it to one line naming the variable.
-    const msg = (err as Error).message.split('\n')[0].replace(/^env\//, '').replace(/^env /, '')
-    throw new ConfigError(`invalid configuration: ${msg}`)
+    throw new ConfigError(`invalid configuration: ${describeIssue(err as Error & { errors?: EnvIssue[] })}`)
+  }
+}
+
+interface EnvIssue { instancePath: string, message?: string }
+
+// ajv says "env/TLS must be equal to constant, env/TLS must be equal to constant, …": one line naming
+// the variable and what it accepts instead. The value itself is never echoed (it may be a secret).
+function describeIssue (err: Error & { errors?: EnvIssue[] }): string {
+  const issue = err.errors?.[0]
+  if (!issue) return err.message.split('\n')[0]
+  const name = issue.instancePath.replace(/^\//, '')
+  const schema = (EnvSchema.properties as Record<string, { anyOf?: Array<{ const?: unknown }> }>)[name]
+  const allowed = schema?.anyOf?.map((s) => s.const)
+  if (allowed?.length && allowed.every((v) => v !== undefined)) return `${name} must be one of ${allowed.join(', ')}`
+  return `${name} ${issue.message ?? 'is invalid'}`
+}
+
+function checkUrl (name: string, value: string, protocols: string[]): void {
+  let ok = false
+  try { ok = protocols.includes(new URL(value).protocol) } catch {}
+  if (!ok) throw new ConfigError(`invalid configuration: ${name} must be a URL (${protocols.map((p) => p + '//').join(' or ')}…)`)
+}
+
+// proxy-addr (Fastify's trustProxy) takes addresses, CIDR ranges and a few names; anything else would
+// throw a stack trace at start-up instead of this line.
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+function checkTrustProxy (entries: string[]): void {
+  for (const entry of entries) {
+    const [addr, bits, extra] = entry.split('/')
+    const family = isIP(addr)
+    const ok = PROXY_NAMES.has(entry) || (family !== 0 && extra === undefined && (bits === undefined ||
+      (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128))))
+    if (!ok) throw new ConfigError('invalid configuration: TRUST_PROXY must be a comma list of IP addresses, CIDR ranges, loopback, linklocal or uniquelocal')
   }
 }
 
@@ -85,6 +118,18 @@ export function loadConfig (source: Record<string, string | undefined> = process
     if (e.ALLOW_HTTP) refuse('ALLOW_HTTP', 'cannot be true')
     if (e.DEMO_DATA === 'on') refuse('DEMO_DATA', 'cannot be on')
   }
+  if (Boolean(e.TLS_CERT_FILE) !== Boolean(e.TLS_KEY_FILE)) {
+    throw new ConfigError(`invalid configuration: ${e.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'} must be set with ${e.TLS_CERT_FILE ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'}`)
+  }
+  checkUrl('PUBLIC_URL', e.PUBLIC_URL, ['https:', 'http:'])
+  if (e.DATABASE_URL) checkUrl('DATABASE_URL', e.DATABASE_URL, ['postgres:', 'postgresql:'])
+  if (e.REDIS_URL) checkUrl('REDIS_URL', e.REDIS_URL, ['redis:', 'rediss:'])
+  if (e.SMTP_URL) checkUrl('SMTP_URL', e.SMTP_URL, ['smtp:', 'smtps:'])
+  if (e.CAPTCHA_VERIFY_URL) checkUrl('CAPTCHA_VERIFY_URL', e.CAPTCHA_VERIFY_URL, ['https:', 'http:'])
+  checkTrustProxy(list(e.TRUST_PROXY))
+  if (list(e.JWT_PREVIOUS_SECRETS).some((k) => Buffer.byteLength(k) < 32)) {
+    throw new ConfigError('invalid configuration: JWT_PREVIOUS_SECRETS entries must be at least 32 bytes each')
+  }
   const needDev = !e.JWT_SECRET || !e.SESSION_SECRET
   const generated = needDev ? devSecrets(dataDir) : undefined
   const jwtSecret = e.JWT_SECRET || generated!.jwt
@@ -100,6 +145,16 @@ export function loadConfig (source: Record<string, string | undefined> = process
   if (metricsPort !== null && !(Number.isInteger(metricsPort) && metricsPort >= 0 && metricsPort < 65536)) {
     throw new ConfigError('invalid configuration: METRICS_PORT must be a port number')
   }
+  // Half a billing setup would take money without recording subscriptions (no webhook secret).
+  const stripeParts = [e.STRIPE_SECRET_KEY, e.STRIPE_WEBHOOK_SECRET, e.STRIPE_PRICE_ID].filter(Boolean).length
+  if (stripeParts > 0 && stripeParts < 3) {
+    throw new ConfigError('invalid configuration: STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET and STRIPE_PRICE_ID must be set together')
+  }
+  // The Stripe client takes a protocol, host and port, no path.
+  if (e.STRIPE_API_URL && !/^https?:\/\/[^/?#]+\/?$/.test(e.STRIPE_API_URL)) {
+    throw new ConfigError('invalid configuration: STRIPE_API_URL must be http(s)://host[:port]')
+  }
+  if (production && e.STRIPE_API_URL.startsWith('http:')) refuse('STRIPE_API_URL', 'must be https')
 
   return {
     env: e.NODE_ENV,
@@ -115,7 +170,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     jwt: { secret: jwtSecret, previousSecrets: list(e.JWT_PREVIOUS_SECRETS), ttl: e.JWT_TTL },
     session: { secret: sessionSecret, ttl: e.SESSION_TTL },
     captcha: { enabled: captchaOn, verifyUrl: e.CAPTCHA_VERIFY_URL, secret: e.CAPTCHA_SECRET },
-    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxDir: join(dataDir, 'outbox') },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxDir: join(dataDir, 'outbox'), logLinks: e.NODE_ENV === 'development' },
     google: { clientIds: list(e.GOOGLE_CLIENT_IDS), certsUrl: e.GOOGLE_CERTS_URL },
     stripe: { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET, priceId: e.STRIPE_PRICE_ID, apiUrl: e.STRIPE_API_URL },
     redisUrl: e.REDIS_URL,

@@ -1,22 +1,26 @@
 // Entry point: config -> buildApp -> listen (HTTPS with HTTP/2 and HTTP/1.1 by ALPN), close-with-grace.
 import closeWithGrace from 'close-with-grace'
-import { buildApp } from './app.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
-import { loadTls } from './tls.ts'
-import { afterListen } from './startup.ts'
+import { loadTls, type TlsMaterial } from './tls.ts'
+import type { MetricsListener } from './startup.ts'
 
 let config: Config
+let tls: TlsMaterial | undefined
 try {
   config = loadConfig()
+  tls = config.tls.enabled ? await loadTls({ ...config.tls, dataDir: config.dataDir }) : undefined
 } catch (err) {
+  // A wrong setting stops the process with one line naming the variable.
   if (err instanceof ConfigError) {
     console.error(err.message)
     process.exit(1)
   }
   throw err
 }
-
-const tls = config.tls.enabled ? await loadTls({ ...config.tls, dataDir: config.dataDir }) : undefined
+// The service's modules are loaded once the configuration is known to be good: a wrong setting is
+// reported at once, not after loading everything.
+const { buildApp } = await import('./app.ts')
+const { afterListen, listenMetrics } = await import('./startup.ts')
 const app = await buildApp(config, {
   fastify: tls ? { http2: true, https: { allowHTTP1: true, key: tls.key, cert: tls.cert } } : {}
 })
@@ -25,11 +29,16 @@ if (tls) {
     tls.generated ? 'generated a self-signed development certificate' : 'TLS certificate loaded')
 }
 
+// the metrics listener (METRICS_PORT) lives and dies with the main one
+let metricsListener: MetricsListener | null = null
+
 closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'shutting down after an error')
   else app.log.info({ signal }, 'shutting down')
   await app.close()
+  await metricsListener?.close()
 })
 
 await app.listen({ host: config.host, port: config.port })
+metricsListener = await listenMetrics(app, config)
 afterListen(app, config)

@@ -1,12 +1,71 @@
-// What a server process does once it listens: in development, import the demo dataset into an empty
-// database (in the background, so the server answers at once; profiles appear when it is done).
+// What a server process does around its listener: in development, import the demo dataset into an
+// empty database (in the background, so the server answers at once; profiles appear when it is
+// done), and, with METRICS_PORT, serve the Prometheus metrics on a listener of their own.
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from './config.ts'
 import { importDemoDataIfEmpty } from './services/demo-import.ts'
+import type { Metrics } from './services/metrics.ts'
 
 export function afterListen (app: FastifyInstance, config: Config): void {
   if (!config.demoData) return
   importDemoDataIfEmpty(app.database, app.log).catch((err: Error) => {
     app.log.error({ err }, 'demo data import failed')
   })
+}
+
+export interface MetricsListener {
+  /** the port it listens on (METRICS_PORT=0 picks a free one) */
+  port: number
+  close: () => Promise<void>
+}
+
+interface Log { info: (obj: object, msg: string) => void, error: (obj: object, msg: string) => void }
+
+const json = (code: number, message: string) => JSON.stringify({ code, message })
+
+/**
+ * GET /metrics in the Prometheus text format on host:port, plain HTTP. Not the public listener: the
+ * port is meant for the scraper's network only (no TLS, no authentication, no rate limit), so the
+ * public API never shows its internals. Anything but GET|HEAD /metrics is 404.
+ */
+export async function serveMetrics (metrics: Metrics, opts: { host: string, port: number, log: Log }): Promise<MetricsListener> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0]
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || path !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' }).end(json(404, 'not found'))
+      return
+    }
+    metrics.scrape().then((text) => {
+      res.writeHead(200, { 'content-type': metrics.contentType, 'cache-control': 'no-store' })
+      res.end(req.method === 'HEAD' ? undefined : text)
+    }, (err: Error) => {
+      opts.log.error({ err: { message: err.message } }, 'metrics scrape failed')
+      res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end(json(500, 'internal error'))
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const { port } = server.address() as AddressInfo
+  opts.log.info({ host: opts.host, port }, 'metrics listening')
+  return {
+    port,
+    close: () => new Promise<void>((resolve) => {
+      // a scraper keeps its connection alive between scrapes: end it rather than wait for it
+      server.close(() => resolve())
+      server.closeAllConnections()
+    })
+  }
+}
+
+/** the app's metrics listener on HOST:METRICS_PORT; null when METRICS_PORT is unset */
+export async function listenMetrics (app: FastifyInstance, config: Config): Promise<MetricsListener | null> {
+  if (!app.metrics || config.metricsPort === null) return null
+  return await serveMetrics(app.metrics, { host: config.host, port: config.metricsPort, log: app.log })
 }

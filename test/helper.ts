@@ -11,8 +11,10 @@ import { buildApp, type AppDeps } from '../src/app.ts'
 import { loadConfig, testDatabaseUrl, type Config } from '../src/config.ts'
 import { createDatabase, type Database } from '../src/db/client.ts'
 import { migrateDatabase } from '../src/db/migrate.ts'
+import { loggerOptions } from '../src/logger.ts'
+import { createLogCapture, type LogCapture } from './log-capture.ts'
 
-type Tap = { teardown: (fn: () => unknown) => void }
+type Tap = { teardown: (fn: () => unknown) => void, fail?: (message: string, extra: Record<string, unknown>) => unknown }
 
 export const onPostgres = Boolean(testDatabaseUrl)
 export const TEST_JWT_SECRET = 'test-jwt-secret-0123456789abcdefghijklmnop'
@@ -67,10 +69,31 @@ export function testConfig (t: Tap, env: Record<string, string> = {}): Config {
 
 export interface Built { app: FastifyInstance, config: Config, database: Database }
 
+const captures = new WeakMap<object, LogCapture>()
+
+/** what an app built by build() logged; undefined when the test brought its own logger or LOG_LEVEL=silent */
+export function logCapture (app: FastifyInstance): LogCapture | undefined {
+  return captures.get(app)
+}
+
+/**
+ * The app on a fresh database. Its log lines (the service's own logger options, at LOG_LEVEL, trace
+ * unless env says otherwise) are captured in memory, not printed, and the test fails if any of them
+ * carries a secret (test/log-capture.ts). A test that passes its own `deps.fastify.logger` keeps it.
+ */
 export async function build (t: Tap, env: Record<string, string> = {}, deps: AppDeps = {}): Promise<FastifyInstance & { config: Config }> {
+  const level = env.LOG_LEVEL ?? 'trace'
+  const ownLogger = deps.fastify?.logger !== undefined || deps.fastify?.loggerInstance !== undefined
+  const capture = ownLogger || level === 'silent' ? undefined : createLogCapture()
+  // registered before the app's close: teardowns run last-first, so the check sees the closing lines
+  capture?.assertNoLeaksIn(t)
   const config = testConfig(t, env)
+  for (const s of [config.jwt.secret, ...config.jwt.previousSecrets, config.session.secret, config.captcha.secret,
+    config.stripe.secretKey, config.stripe.webhookSecret, config.ingest.token, GOOD_PASSWORD]) capture?.secret(s)
   const database = deps.database ?? await freshDatabase(t)
-  const app = await buildApp(config, { ...deps, database })
+  const fastify = capture ? { ...deps.fastify, logger: { ...(loggerOptions(level) as object), stream: capture.stream } } : deps.fastify
+  const app = await buildApp(config, { ...deps, database, fastify })
+  if (capture) captures.set(app, capture)
   t.teardown(() => app.close())
   await app.ready()
   return Object.assign(app, { config })
@@ -98,5 +121,10 @@ export async function signedInUser (app: FastifyInstance, opts: { email?: string
   const res = await app.inject({ method: 'POST', url: '/api/v1/auth/signin', payload: { email, password, token: true } })
   const body = res.json()
   if (body.status !== 'success') throw new Error(`signin failed: ${res.body}`)
-  return { email, password, token: body.token as string, cookie: sessionCookie(res)!, auth: { authorization: `Bearer ${body.token}` } }
+  const cookie = sessionCookie(res)!
+  // none of these may reach a log line: the password, the JWT, the cookie and the session id in it
+  const signed = cookie ? decodeURIComponent(cookie.slice(cookie.indexOf('=') + 1)) : ''
+  const capture = logCapture(app)
+  for (const s of [password, body.token as string, signed, signed.slice(0, signed.lastIndexOf('.'))]) capture?.secret(s)
+  return { email, password, token: body.token as string, cookie, auth: { authorization: `Bearer ${body.token}` } }
 }

@@ -4,9 +4,11 @@ import closeWithGrace from 'close-with-grace'
 import pino from 'pino'
 import { ConfigError, loadConfig, type Config } from '../config.ts'
 import { openDatabase } from '../plugins/db.ts'
-import { startQueue } from '../jobs/queue.ts'
+import { FAILED_QUEUE, GENERATE_QUEUE, startQueue } from '../jobs/queue.ts'
 import { startWorkers } from '../jobs/worker.ts'
 import { createReportGenerator } from '../services/report-generation.ts'
+import { createMetrics } from '../services/metrics.ts'
+import { serveMetrics } from '../startup.ts'
 
 let config: Config
 try {
@@ -19,12 +21,18 @@ const log = pino({ level: config.logLevel === 'silent' ? 'silent' : config.logLe
 const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
 const boss = await startQueue(database, config.queue, log)
 const count = Math.max(1, config.workers)
-await startWorkers(boss, createReportGenerator({ database }), count)
+// METRICS_PORT: this worker's job durations, the queue depth and the database, on HOST:METRICS_PORT
+const metrics = config.metricsPort !== null ? createMetrics() : null
+metrics?.watchDatabase(database)
+metrics?.watchQueue(boss, [GENERATE_QUEUE, FAILED_QUEUE])
+await startWorkers(boss, createReportGenerator({ database }), count, metrics?.observeJob)
+const metricsListener = metrics ? await serveMetrics(metrics, { host: config.host, port: config.metricsPort!, log }) : null
 log.info({ workers: count }, 'report worker started')
 
 closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
   if (err) log.error({ err }, 'worker stopping after an error')
   else log.info({ signal }, 'worker stopping')
   await boss.stop({ graceful: true, wait: true, timeout: 8000 })
+  await metricsListener?.close()
   await database.close()
 })

@@ -1,4 +1,6 @@
 // Applies the drizzle-kit migrations in drizzle/ on a connection of their own.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
@@ -6,6 +8,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import type { PGlite } from '@electric-sql/pglite'
 import postgres from 'postgres'
+import type { Database } from './client.ts'
 
 export const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url))
 
@@ -21,4 +24,26 @@ export async function migrateDatabase (target: { url: string } | { pglite: PGlit
   } finally {
     await sql.end({ timeout: 5 })
   }
+}
+
+let latestMigration: number | undefined
+
+/** the timestamp of the newest migration this code ships (drizzle/meta/_journal.json), read once */
+function latestShippedMigration (): number {
+  if (latestMigration === undefined) {
+    const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ when: number }> }
+    latestMigration = Math.max(0, ...journal.entries.map((e) => e.when))
+  }
+  return latestMigration
+}
+
+/**
+ * Whether the database has every migration this code ships, by drizzle's own rule (a migration is
+ * applied when the newest row of drizzle.__drizzle_migrations is not older than it). Throws what the
+ * database throws, so that a caller can tell "down" from "not migrated" (no table: 42P01).
+ */
+export async function migrationsApplied (database: Database): Promise<boolean> {
+  const [row] = await database.query<{ last: string | number | null }>(
+    'select max(created_at) as last from drizzle.__drizzle_migrations')
+  return row?.last !== null && row?.last !== undefined && Number(row.last) >= latestShippedMigration()
 }

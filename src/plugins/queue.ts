@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 import type PgBoss from 'pg-boss'
 import type { FastifyInstance } from 'fastify'
 import { reportQueue, startQueue, type QueueOptions } from '../jobs/queue.ts'
-import { startWorkers } from '../jobs/worker.ts'
+import { startWorkers, type JobObserver } from '../jobs/worker.ts'
 import { createReportGenerator } from '../services/report-generation.ts'
 import type { ReportQueue } from '../services/reports.ts'
 
@@ -14,12 +14,17 @@ declare module 'fastify' {
   }
 }
 
-export interface QueuePluginOptions extends QueueOptions { workers: number, now?: () => number }
+export interface QueuePluginOptions extends QueueOptions {
+  workers: number
+  now?: () => number
+  /** the metrics' job-duration histogram, when metrics are on */
+  observeJob?: JobObserver
+}
 
 async function queuePlugin (app: FastifyInstance, opts: QueuePluginOptions) {
   const boss = await startQueue(app.database, opts, app.log)
   app.decorate('queue', { boss, reports: reportQueue(boss, opts) })
-  await startWorkers(boss, createReportGenerator({ database: app.database, now: opts.now }), opts.workers)
+  await startWorkers(boss, createReportGenerator({ database: app.database, now: opts.now }), opts.workers, opts.observeJob)
   app.addHook('preClose', async () => {
     await boss.stop({ graceful: true, wait: true, timeout: 8000 })
   })

@@ -1,0 +1,15 @@
+// Every answer carries its request id (X-Request-ID), the one every log line of the request has as
+// `reqId` (genReqId in src/logger.ts), so a client's report of a failure leads to its log lines.
+// Registered first, so that the 404 handler and the error handler's answers carry it too; the SSE
+// route copies the reply's headers onto its stream.
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { REQUEST_ID_HEADER } from '../logger.ts'
+
+async function requestIdPlugin (app: FastifyInstance) {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id)
+  })
+}
+
+export default fp(requestIdPlugin, { name: 'request-id' })
