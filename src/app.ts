@@ -22,6 +22,7 @@ import queuePlugin from './plugins/queue.ts'
 import staticPlugin from './plugins/static.ts'
 import ssePlugin from './plugins/sse.ts'
 import metricsPlugin from './plugins/metrics.ts'
+import openApiPlugin from './plugins/openapi.ts'
 
 import healthRoutes from './routes/health/index.ts'
 import publicAuthRoutes from './routes/auth/public.ts'
@@ -88,6 +89,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     allowedOrigins: [new URL(config.publicUrl).origin, ...config.corsOrigins]
   })
   await app.register(rateLimitPlugin, { globalMax: config.rateLimits.global, redisUrl: config.redisUrl })
+  // before the routes: its onRoute hook collects every route's schema
+  await app.register(openApiPlugin, { prefix: API_PREFIX, version: '1.0.0' })
 
   // routes
   await app.register(async (api) => {

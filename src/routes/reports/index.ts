@@ -22,7 +22,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags, security, summary: 'Create a draft report on 1 to 5 profiles (one per source)',
       body: CreateReportBodySchema,
-      response: { 201: CreatedReportSchema, ...errorResponses(400, 401, 404, 429, 500, 503) }
+      response: { 201: CreatedReportSchema, ...errorResponses(400, 401, 404, 413, 415, 429, 500, 503) }
     }
   }, async (request, reply) => {
     return reply.code(201).send(await reports.create(request.user.id, request.body.profiles))
