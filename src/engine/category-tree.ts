@@ -1,6 +1,6 @@
 // 4.3 the category tree of I_T(P), and the 8-interest preview of it that a ReportItem carries (4.4).
 import type { Category, Follower, Interest } from '../../schemas/report.ts'
-import type { DatasetIndex } from './dataset.ts'
+import { interestIdsOf, type DatasetIndex } from './dataset.ts'
 import { followerOf, interestFields } from './interest.ts'
 import { isActiveIn } from './months.ts'
 import type { FollowDef, Source } from './types.ts'
@@ -53,12 +53,12 @@ function followerPreviews (follows: readonly FollowDef[], index: DatasetIndex, m
   active.sort((a, b) => a.since === b.since ? compareText(a.accountId, b.accountId) : a.since < b.since ? 1 : -1)
   const out = new Map<string, Follower[]>()
   for (const f of active) {
-    const account = index.accounts.get(f.accountId)
-    if (account === undefined) continue
-    for (const id of account.interests) {
+    const p = index.accountPos.get(f.accountId)
+    if (p === undefined) continue
+    for (const id of interestIdsOf(index, p)) {
       let list = out.get(id)
       if (list === undefined) out.set(id, list = [])
-      if (list.length < FOLLOWERS_PER_INTEREST) list.push(followerOf(account.def))
+      if (list.length < FOLLOWERS_PER_INTEREST) list.push(followerOf(index.accountDefs[p]))
     }
   }
   return out

@@ -6,8 +6,6 @@ import { isActiveIn } from './months.ts'
 import type { FriendLists, FriendsPageQuery, ProfileDef, Source } from './types.ts'
 import { compareText } from './weights.ts'
 
-const NO_SLOTS = new Int32Array(0)
-
 function byUsernameThenId (a: Friend, b: Friend): number {
   return compareText(a.username, b.username) || compareText(a.id, b.id)
 }
@@ -21,6 +19,7 @@ export function friendLists (
   const inProfile = new Uint8Array(index.redFlagBySlot.length)
   for (const id of current.keys()) inProfile[(index.interests.get(id) as IndexedInterest).slot] = 1
   const seenBy = new Uint32Array(inProfile.length)
+  const { accountPos, slotStart, slots, redFlagBySlot } = index
   const common: Friend[] = []
   const redFlags: Friend[] = []
   let stamp = 0
@@ -30,13 +29,14 @@ export function friendLists (
     let redFlagsCount = 0
     for (const follow of f.follows) {
       if (!isActiveIn(follow, month)) continue
-      const slots = index.accounts.get(follow.accountId)?.slots ?? NO_SLOTS
-      for (let j = 0; j < slots.length; j++) {
+      const p = accountPos.get(follow.accountId)
+      if (p === undefined) continue
+      for (let j = slotStart[p], end = slotStart[p + 1]; j < end; j++) {
         const slot = slots[j]
         if (seenBy[slot] === stamp) continue
         seenBy[slot] = stamp
         count += inProfile[slot]
-        redFlagsCount += index.redFlagBySlot[slot]
+        redFlagsCount += redFlagBySlot[slot]
       }
     }
     if (count === 0 && redFlagsCount === 0) continue

@@ -2,7 +2,7 @@
 // ends by T), events are applied month by month to a Tally, and each month with events is compared
 // with the month before. Cost O(follows log follows + event months x active interests), instead of
 // rescanning every follow for every month.
-import type { DatasetIndex } from './dataset.ts'
+import { interestIdsOf, type DatasetIndex } from './dataset.ts'
 import { activeRange } from './months.ts'
 import type { FollowDef } from './types.ts'
 import { addFollow, createTally, EMPTY_MONTH, monthShares, removeFollow, type MonthShares } from './weights.ts'
@@ -20,6 +20,8 @@ export interface Timeline {
   changes: MonthChange[] // oldest first: months after the first follow's month, up to T
 }
 
+const NONE: readonly string[] = []
+
 interface FollowEvent {
   month: number
   start: boolean
@@ -33,7 +35,8 @@ export function sweep (follows: readonly FollowDef[], index: DatasetIndex, lastM
   for (const follow of follows) {
     const range = activeRange(follow)
     if (range.start < first) first = range.start
-    const interests = index.accounts.get(follow.accountId)?.interests ?? []
+    const p = index.accountPos.get(follow.accountId)
+    const interests = p === undefined ? NONE : interestIdsOf(index, p)
     // accounts with no (known) interests carry no weight and are not in `total` (4.1)
     if (interests.length === 0 || range.start >= range.end || range.start > lastMonth) continue
     events.push({ month: range.start, start: true, interests })

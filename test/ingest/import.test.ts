@@ -296,3 +296,21 @@ t.test('lines are split on bytes, whatever the chunking', async (t) => {
     t.same(lines, expected, `chunks of ${size}`)
   }
 })
+
+t.test('an input that changes between validation and writing aborts the whole import', async (t) => {
+  const database = await freshDatabase(t)
+  const profile = (username: string) => rec({ type: 'profile', id: 'p-1', source: 'ig', username, fullname: 'U', link: 'https://x.example/u' })
+  const category = rec({ type: 'category', id: 'c', name: 'C', synthetic: false })
+  // the first read (validation) and the writing passes see different lines of the same types and lengths
+  let reads = 0
+  const lines = () => { reads++; return [category, profile(reads === 1 ? 'u1' : 'u2')] }
+  await t.rejects(createIngestService({ database }).importLines(lines), { message: 'the input changed during the import' })
+  t.equal(await count(database, 'profiles'), 0, 'rolled back')
+  t.equal(await count(database, 'categories'), 0, 'rolled back')
+
+  // a line that turns into another record type is caught where it is read
+  let typed = 0
+  const retyped = () => { typed++; return [category, typed === 1 ? profile('u1') : rec({ type: 'follow', profileId: 'p-1', accountId: 'a', since: '2025-01-01' })] }
+  await t.rejects(createIngestService({ database }).importLines(retyped), { message: 'line 2 changed during the import' })
+  t.equal(await count(database, 'categories'), 0, 'rolled back')
+})

@@ -57,6 +57,8 @@ export function createIngestService ({ database }: { database: Database }) {
     try {
       await writeSource(database, source, {
         bad: validation.bad,
+        lineTypes: validation.lineTypes,
+        digest: validation.digest,
         passes: todo,
         onPass: (n) => { pass = n + 1 },
         onOffset: (offset) => report('writing', pass, offset)

@@ -3,9 +3,11 @@
 // references that the input does not define against the database, in batches. A record whose parent
 // is invalid is invalid too (a bad category makes its interests bad, their accounts, their follows),
 // so that importing the good lines with skipInvalid can never break a foreign key.
+import { createHash } from 'node:crypto'
 import type { Database } from '../../db/client.ts'
 import { RECORD_TYPES, type IngestLineError, type RecordType } from '../../../schemas/ingest.ts'
-import type { LineSource } from './lines.ts'
+import { Interner, LineBytes, PairTable } from './compact.ts'
+import type { Line, LineSource } from './lines.ts'
 import { existingIds, takenProfileNames } from './lookup.ts'
 import { parseRecord } from './records.ts'
 
@@ -22,13 +24,25 @@ export interface Validation {
   errors: IngestLineError[]
   /** line numbers of every invalid line */
   bad: ReadonlyMap<number, string>
+  /** the record type of each line that parsed as a record (RECORD_TYPES index + 1; 0 for blank or unparseable lines) */
+  lineTypes: LineBytes
+  /** digest of the input's lines: a write pass that reads other lines is refused */
+  digest: string
 }
+
+/** the digest of a batch of lines, the same in every pass over the same input */
+export function updateDigest (hash: ReturnType<typeof createHash>, batch: readonly Line[]): void {
+  hash.update(batch.map((l) => l.text ?? `\u0000${l.error ?? ''}`).join('\n'))
+  hash.update('\n')
+}
+
+export const newDigest = () => createHash('sha1')
+const TYPE_CODE = Object.fromEntries(RECORD_TYPES.map((t, i) => [t, i + 1])) as Record<RecordType, number>
 
 export const zeroCounts = (): Counts => Object.fromEntries(RECORD_TYPES.map((t) => [t, 0])) as Counts
 
 // Composite keys: NUL cannot occur in a valid id.
 const SEP = '\u0000'
-const pairKey = (a: string, b: string) => a < b ? `${a}${SEP}${b}` : `${b}${SEP}${a}`
 const quote = (s: string) => JSON.stringify(s.length > 60 ? `${s.slice(0, 60)}…` : s)
 
 export async function validateSource (database: Database, source: LineSource, onOffset?: (offset: number) => void): Promise<Validation> {
@@ -39,12 +53,18 @@ export async function validateSource (database: Database, source: LineSource, on
   const accounts = new Map<string, { line: number, interests: string[] }>()
   const profiles = new Map<string, { line: number, source: string, username: string }>()
   const profileNames = new Map<string, string>()
-  const follows = new Map<string, number>()
-  const friends = new Map<string, number>()
+  // follows and friendships refer to profiles and accounts by interned number (see compact.ts)
+  const profileIds = new Interner()
+  const accountIds = new Interner()
+  const follows = new PairTable()
+  const friends = new PairTable()
+  const lineTypes = new LineBytes()
+  const digest = newDigest()
 
   const duplicate = (line: number, what: string, first: number) => bad.set(line, `duplicate ${what} (first on line ${first})`)
 
   for await (const batch of source.open()) {
+    updateDigest(digest, batch)
     for (const line of batch) {
       onOffset?.(line.offset)
       if (line.text === null) {
@@ -59,6 +79,7 @@ export async function validateSource (database: Database, source: LineSource, on
       }
       const r = parsed.record
       const no = line.no
+      lineTypes.set(no, TYPE_CODE[r.type])
       switch (r.type) {
         case 'category': {
           const first = categories.get(r.id)
@@ -102,17 +123,15 @@ export async function validateSource (database: Database, source: LineSource, on
           break
         }
         case 'follow': {
-          const key = `${r.profileId}${SEP}${r.accountId}`
-          const first = follows.get(key)
+          const first = follows.add(profileIds.intern(r.profileId), accountIds.intern(r.accountId), no)
           if (first) duplicate(no, `follow ${quote(r.profileId)} -> ${quote(r.accountId)}`, first)
-          else follows.set(key, no)
           break
         }
         case 'friend': {
-          const key = pairKey(r.a, r.b)
-          const first = friends.get(key)
+          const a = profileIds.intern(r.a)
+          const b = profileIds.intern(r.b)
+          const first = a < b ? friends.add(a, b, no) : friends.add(b, a, no)
           if (first) duplicate(no, `friendship ${quote(r.a)} - ${quote(r.b)}`, first)
-          else friends.set(key, no)
           break
         }
       }
@@ -160,37 +179,31 @@ export async function validateSource (database: Database, source: LineSource, on
     profiles.delete(id)
   }
 
-  const profileRefs = new Set<string>()
-  const accountRefs = new Set<string>()
-  for (const key of follows.keys()) {
-    const [profileId, accountId] = key.split(SEP)
-    if (!profiles.has(profileId)) profileRefs.add(profileId)
-    if (!accounts.has(accountId)) accountRefs.add(accountId)
-  }
-  for (const key of friends.keys()) {
-    for (const id of key.split(SEP)) if (!profiles.has(id)) profileRefs.add(id)
-  }
-  const dbProfiles = await existingIds(database, 'profiles', profileRefs)
-  const dbAccounts = await existingIds(database, 'accounts', accountRefs)
-  profileRefs.clear()
-  accountRefs.clear()
-  const isProfile = (id: string) => profiles.has(id) || dbProfiles.has(id)
-  for (const [key, line] of follows) {
-    const [profileId, accountId] = key.split(SEP)
+  // every profile and account a follow or friendship names: defined in the input or in the database?
+  const dbProfiles = await existingIds(database, 'profiles', profileIds.ids.filter((id) => !profiles.has(id)))
+  const dbAccounts = await existingIds(database, 'accounts', accountIds.ids.filter((id) => !accounts.has(id)))
+  const isProfile = Uint8Array.from(profileIds.ids, (id) => profiles.has(id) || dbProfiles.has(id) ? 1 : 0)
+  const isAccount = Uint8Array.from(accountIds.ids, (id) => accounts.has(id) || dbAccounts.has(id) ? 1 : 0)
+  dbProfiles.clear()
+  dbAccounts.clear()
+  for (let row = 0; row < follows.size; row++) {
+    const p = follows.x[row]
+    const a = follows.y[row]
     let reason: string | undefined
-    if (!isProfile(profileId)) reason = `unknown profileId ${quote(profileId)}`
-    else if (!accounts.has(accountId) && !dbAccounts.has(accountId)) reason = `unknown accountId ${quote(accountId)}`
+    if (!isProfile[p]) reason = `unknown profileId ${quote(profileIds.ids[p])}`
+    else if (!isAccount[a]) reason = `unknown accountId ${quote(accountIds.ids[a])}`
     if (reason) {
-      bad.set(line, reason)
-      follows.delete(key)
+      bad.set(follows.line[row], reason)
+      follows.drop(row)
     }
   }
-  for (const [key, line] of friends) {
-    const unknown = key.split(SEP).find((id) => !isProfile(id))
-    if (unknown !== undefined) {
-      bad.set(line, `unknown profile ${quote(unknown)}`)
-      friends.delete(key)
-    }
+  for (let row = 0; row < friends.size; row++) {
+    const [x, y] = [friends.x[row], friends.y[row]]
+    if (isProfile[x] && isProfile[y]) continue
+    // of two unknown ids, the one first in code-unit order is named
+    const unknown = [x, y].filter((n) => !isProfile[n]).map((n) => profileIds.ids[n]).sort()[0]
+    bad.set(friends.line[row], `unknown profile ${quote(unknown)}`)
+    friends.drop(row)
   }
 
   const errors = [...bad].sort((x, y) => x[0] - y[0]).slice(0, MAX_ERRORS_SHOWN).map(([line, reason]) => ({ line, reason }))
@@ -201,11 +214,13 @@ export async function validateSource (database: Database, source: LineSource, on
       interest: interests.size,
       account: accounts.size,
       profile: profiles.size,
-      follow: follows.size,
-      friend: friends.size
+      follow: follows.count,
+      friend: friends.count
     },
     invalid: bad.size,
     errors,
-    bad
+    bad,
+    lineTypes,
+    digest: digest.digest('base64')
   }
 }

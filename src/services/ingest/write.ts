@@ -2,10 +2,14 @@
 // foreign keys (taxonomy roots, accounts and profiles; then interests, follows, friendships; then
 // the interests of each account), and written with multi-row upserts. An unchanged row is not
 // rewritten, so re-importing a file changes nothing.
+// The validation pass has checked every line already: a write pass only parses the lines of the
+// types it writes (it knows each line's type), and refuses an input whose lines are not the ones
+// validated (their digest). While one batch is being written, the next one is being read.
 import type { Database } from '../../db/client.ts'
-import type { AccountRecord, IngestRecord, RecordType } from '../../../schemas/ingest.ts'
+import { RECORD_TYPES, type AccountRecord, type IngestRecord, type RecordType } from '../../../schemas/ingest.ts'
+import type { LineBytes } from './compact.ts'
 import type { LineSource } from './lines.ts'
-import { parseRecord } from './records.ts'
+import { newDigest, updateDigest } from './validate.ts'
 
 type Query = (text: string, params?: unknown[]) => Promise<unknown>
 
@@ -124,12 +128,12 @@ class UpsertBuffer {
     return ++this.size >= BATCH_ROWS
   }
 
-  async flush (query: Query) {
-    if (!this.size) return
+  flush (query: Query): Promise<unknown> | undefined {
+    if (!this.size) return undefined
     const params = this.columns
     this.columns = this.empty()
     this.size = 0
-    await query(this.sql, params)
+    return query(this.sql, params)
   }
 }
 
@@ -145,13 +149,35 @@ class AccountInterestBuffer {
     return this.accounts.length >= BATCH_ROWS || this.pairs[0].length >= 5 * BATCH_ROWS
   }
 
-  async flush (query: Query) {
-    if (!this.accounts.length) return
+  flush (query: Query): Promise<unknown> | undefined {
+    if (!this.accounts.length) return undefined
     const [accounts, [a, i]] = [this.accounts, this.pairs]
     this.accounts = []
     this.pairs = [[], []]
-    await query(ACCOUNT_INTERESTS_DELETE, [accounts, a, i])
-    if (a.length) await query(ACCOUNT_INTERESTS_INSERT, [a, i])
+    return (async () => {
+      await query(ACCOUNT_INTERESTS_DELETE, [accounts, a, i])
+      if (a.length) await query(ACCOUNT_INTERESTS_INSERT, [a, i])
+    })()
+  }
+}
+
+/**
+ * At most one statement in flight: the next batch is parsed while the database writes this one.
+ * Each write is awaited before the next is sent, so a failure surfaces at once, in order.
+ */
+class InFlight {
+  private pending: Promise<unknown> | undefined
+  async send (write: Promise<unknown> | undefined) {
+    await this.drain()
+    this.pending = write
+    // a failure before the next send() or drain() must not count as unhandled
+    write?.catch(() => {})
+  }
+
+  async drain () {
+    const p = this.pending
+    this.pending = undefined
+    await p
   }
 }
 
@@ -165,6 +191,10 @@ export const WRITE_PASSES: RecordType[][] = [
 export interface WriteOptions {
   /** the input's invalid lines: skipped */
   bad: ReadonlyMap<number, string>
+  /** the record type of each line, as validated */
+  lineTypes: LineBytes
+  /** the digest of the validated lines */
+  digest: string
   /** which passes have something to write */
   passes: number[]
   onPass?: (index: number) => void
@@ -177,30 +207,40 @@ export async function writeSource (database: Database, source: LineSource, opts:
     for (const [n, pass] of opts.passes.entries()) {
       opts.onPass?.(n)
       const types = new Set(WRITE_PASSES[pass])
+      const wanted = new Uint8Array(RECORD_TYPES.length + 1)
+      RECORD_TYPES.forEach((t, i) => { wanted[i + 1] = types.has(t) ? 1 : 0 })
       const interestsOfAccounts = pass === 2
       const buffers = new Map<RecordType, UpsertBuffer>()
       const accountInterests = new AccountInterestBuffer()
       for (const t of types) buffers.set(t, new UpsertBuffer(UPSERT[t]))
+      const inFlight = new InFlight()
+      const digest = newDigest()
       for await (const batch of source.open()) {
+        updateDigest(digest, batch)
         for (const line of batch) {
           opts.onOffset?.(line.offset)
-          if (line.text === null || opts.bad.has(line.no)) continue
-          const parsed = parseRecord(line.text)
-          if (!parsed) continue
+          if (line.text === null || !wanted[opts.lineTypes.get(line.no)] || opts.bad.has(line.no)) continue
+          let r: IngestRecord
+          try {
+            r = JSON.parse(line.text) as IngestRecord
+          } catch {
+            r = { type: 'unreadable' } as unknown as IngestRecord
+          }
           // the input was valid a moment ago: a change under our feet aborts the whole import
-          if (parsed.reason !== undefined) throw new Error(`line ${line.no} changed during the import: ${parsed.reason}`)
-          const r = parsed.record
-          if (!types.has(r.type)) continue
+          if (!types.has(r.type)) throw new Error(`line ${line.no} changed during the import`)
           if (interestsOfAccounts) {
-            if (accountInterests.add(r as AccountRecord)) await accountInterests.flush(query)
+            if (accountInterests.add(r as AccountRecord)) await inFlight.send(accountInterests.flush(query))
           } else {
             const buffer = buffers.get(r.type)!
-            if (buffer.add(row(r))) await buffer.flush(query)
+            if (buffer.add(row(r))) await inFlight.send(buffer.flush(query))
           }
         }
       }
-      if (interestsOfAccounts) await accountInterests.flush(query)
-      else for (const b of buffers.values()) await b.flush(query)
+      if (interestsOfAccounts) await inFlight.send(accountInterests.flush(query))
+      else for (const b of buffers.values()) await inFlight.send(b.flush(query))
+      await inFlight.drain()
+      // lines of the same length but other content: nothing of this transaction is committed
+      if (digest.digest('base64') !== opts.digest) throw new Error('the input changed during the import')
     }
   })
 }

@@ -1,0 +1,111 @@
+// The HTTP comparison every load scenario shares: a warm-up of each side, then rounds interleaved
+// (baseline, candidate, baseline, candidate ...) with -c 100 -p 1 and with -c 100 -p 10, so that a
+// burst of noise from the shared machine lands on both sides rather than on one.
+import { runLoad, type LoadResult, type LoadSpec } from './load.ts'
+import { request } from './processes.ts'
+import { round } from './results.ts'
+import { settings } from './settings.ts'
+
+export type Side = Omit<LoadSpec, 'connections' | 'pipelining' | 'duration'> & { label: string }
+
+export interface SideFigures {
+  rps: number
+  p50: number
+  p99: number
+  errors: number
+  rounds: LoadResult[]
+}
+
+export interface ConfigFigures {
+  connections: number
+  pipelining: number
+  baseline: SideFigures
+  candidate: SideFigures
+  ratio: number
+}
+
+export const PIPELINING = [1, 10] as const
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
+function figures (rounds: LoadResult[]): SideFigures {
+  return {
+    rps: round(mean(rounds.map((r) => r.rps)), 1),
+    p50: round(median(rounds.map((r) => r.p50)), 2),
+    p99: round(median(rounds.map((r) => r.p99)), 2),
+    errors: rounds.reduce((a, r) => a + r.errors, 0),
+    rounds
+  }
+}
+
+/**
+ * When autocannon stops, the requests it had in flight are still being served (a queue of argon2
+ * hashes can take many seconds): one more request of the same kind returns only once they are
+ * done, so that no run starts behind the previous run's backlog.
+ */
+async function drain (s: Side): Promise<void> {
+  try {
+    await request(s.url, { method: s.method, headers: { ...(s.body !== undefined ? { 'content-type': 'application/json' } : {}), ...s.headers, ...s.headerSets?.[0] }, body: s.body, timeoutMs: 300_000 })
+  } catch {}
+}
+
+async function load (spec: LoadSpec, s: Side): Promise<LoadResult> {
+  const r = await runLoad(spec)
+  await drain(s)
+  return r
+}
+
+const pad = (s: string | number, n: number) => String(s).padStart(n)
+export function printRow (label: string, r: { rps: number, p50: number, p99: number, errors: number }) {
+  console.log(`    ${label.padEnd(28)} ${pad(r.rps.toFixed(1), 10)} req/s  p50 ${pad(r.p50.toFixed(1), 7)} ms  p99 ${pad(r.p99.toFixed(1), 7)} ms  errors ${r.errors}`)
+}
+
+export async function compareHttp (baseline: Side, candidate: Side, opts: { pipelining?: readonly number[], duration?: number } = {}): Promise<Record<string, ConfigFigures>> {
+  const out: Record<string, ConfigFigures> = {}
+  const c = settings.connections
+  const duration = opts.duration ?? settings.duration
+  for (const p of opts.pipelining ?? PIPELINING) {
+    console.log(`  -c ${c} -p ${p}`)
+    const spec = (s: Side, duration: number): LoadSpec => ({ ...s, connections: c, pipelining: p, duration })
+    // one warm-up per scenario: the second configuration runs on warm processes
+    if (settings.warmup > 0 && p === (opts.pipelining ?? PIPELINING)[0]) {
+      await load(spec(baseline, settings.warmup), baseline)
+      await load(spec(candidate, settings.warmup), candidate)
+    }
+    const b: LoadResult[] = []
+    const k: LoadResult[] = []
+    for (let i = 0; i < settings.rounds; i++) {
+      const rb = await load(spec(baseline, duration), baseline)
+      printRow(`round ${i + 1} baseline`, rb)
+      b.push(rb)
+      const rk = await load(spec(candidate, duration), candidate)
+      printRow(`round ${i + 1} candidate`, rk)
+      k.push(rk)
+    }
+    const fb = figures(b)
+    const fk = figures(k)
+    const ratio = fb.rps > 0 ? round(fk.rps / fb.rps) : 0
+    printRow(`baseline: ${baseline.label}`.slice(0, 28), fb)
+    printRow(`candidate: ${candidate.label}`.slice(0, 28), fk)
+    console.log(`    ratio ${ratio.toFixed(3)}`)
+    out[`c${c}-p${p}`] = { connections: c, pipelining: p, baseline: fb, candidate: fk, ratio }
+  }
+  return out
+}
+
+/** the shape results files use for an HTTP comparison */
+export function httpResultParts (figs: Record<string, ConfigFigures>, baselineLabel: string, candidateLabel: string) {
+  const pick = (side: 'baseline' | 'candidate', label: string) => ({
+    label,
+    ...Object.fromEntries(Object.entries(figs).map(([k, f]) => [k, { rps: f[side].rps, p50: f[side].p50, p99: f[side].p99, errors: f[side].errors, roundsRps: f[side].rounds.map((r) => round(r.rps, 1)) }]))
+  })
+  const ratios = Object.fromEntries(Object.entries(figs).map(([k, f]) => [k, f.ratio]))
+  const ratio = Math.min(...Object.values(ratios))
+  const errors = Object.values(figs).reduce((a, f) => a + f.candidate.errors, 0)
+  return { baseline: pick('baseline', baselineLabel), candidate: pick('candidate', candidateLabel), ratios, ratio, candidateErrors: errors }
+}

@@ -1,0 +1,69 @@
+// bench/results/<scenario>.json: what was measured, against what, on which machine, under what load.
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { cpus, freemem, hostname, loadavg, release, totalmem } from 'node:os'
+import { join } from 'node:path'
+import { ROOT } from './processes.ts'
+import { settings } from './settings.ts'
+
+export interface Target {
+  /** what the target is about, e.g. "req/s ratio" */
+  metric: string
+  text: string
+}
+
+export interface ScenarioResult {
+  scenario: string
+  number: number
+  title: string
+  database: 'postgresql' | 'none'
+  baseline: unknown
+  candidate: unknown
+  /** candidate / baseline for the figure the target is about (the lower one when several) */
+  ratio: number
+  target: Target
+  met: boolean
+  /** per-check outcome when the target has several parts */
+  checks?: Record<string, boolean>
+  notes?: string[]
+  measuredAt: string
+  machine: Machine
+  settings: Record<string, unknown>
+  /** scenario-specific figures */
+  [key: string]: unknown
+}
+
+export interface Machine {
+  cpuModel: string
+  cores: number
+  memoryMiB: number
+  freeMemoryMiB: number
+  node: string
+  os: string
+  host: string
+  /** 1-minute load average when the scenario started and ended: above the core count, figures are noisy */
+  loadAverage: { start: number, end: number }
+}
+
+export function machineStart (): () => Machine {
+  const start = loadavg()[0]
+  return () => ({
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    cores: settings.cores,
+    memoryMiB: Math.round(totalmem() / 2 ** 20),
+    freeMemoryMiB: Math.round(freemem() / 2 ** 20),
+    node: process.version,
+    os: `${process.platform} ${release()}`,
+    host: hostname(),
+    loadAverage: { start: round(start, 2), end: round(loadavg()[0], 2) }
+  })
+}
+
+export const round = (n: number, digits = 3) => Number(n.toFixed(digits))
+
+export function writeResult (result: ScenarioResult): string {
+  const dir = join(ROOT, 'bench', 'results')
+  mkdirSync(dir, { recursive: true })
+  const file = join(dir, `${result.scenario}.json`)
+  writeFileSync(file, JSON.stringify(result, null, 2) + '\n')
+  return file
+}

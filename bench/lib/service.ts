@@ -1,0 +1,84 @@
+// The service under test: `src/server.ts` as its own process, configured only through its
+// environment (DESIGN 2). Rate limits are raised here, by configuration, not by any code path.
+import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
+import { settings } from './settings.ts'
+import { startChild, type Child } from './processes.ts'
+
+// the largest value schemas/env.ts accepts
+export const NO_LIMIT = String(2 ** 31 - 1)
+
+export const RAISED_RATE_LIMITS = {
+  RATE_LIMIT_SIGNIN_EMAIL: NO_LIMIT,
+  RATE_LIMIT_SIGNIN_IP: NO_LIMIT,
+  RATE_LIMIT_SIGNUP_IP: NO_LIMIT,
+  RATE_LIMIT_RECOVERY_EMAIL: NO_LIMIT,
+  RATE_LIMIT_RECOVERY_IP: NO_LIMIT,
+  RATE_LIMIT_REFRESH: NO_LIMIT,
+  RATE_LIMIT_GLOBAL: NO_LIMIT
+}
+
+export interface BenchRun {
+  /** scratch directory of this run: data dirs, logs, generated files */
+  dir: string
+  logDir: string
+  /** one pair of secrets per run, so a token from one instance verifies on another */
+  jwtSecret: string
+  sessionSecret: string
+}
+
+export function newSecrets () {
+  return { jwtSecret: randomBytes(32).toString('base64url'), sessionSecret: randomBytes(32).toString('base64url') }
+}
+
+export interface ServiceOptions {
+  name: string
+  databaseUrl: string
+  tls?: boolean
+  workers?: number
+  env?: Record<string, string>
+  nofile?: number
+  nodeFlags?: string[]
+}
+
+export async function startService (run: BenchRun, opts: ServiceOptions): Promise<Child> {
+  const tls = opts.tls === true
+  return await startChild({
+    name: opts.name,
+    script: 'src/server.ts',
+    https: tls,
+    logDir: run.logDir,
+    nofile: opts.nofile,
+    nodeFlags: opts.nodeFlags,
+    env: {
+      NODE_ENV: 'development',
+      HOST: '127.0.0.1',
+      DATABASE_URL: opts.databaseUrl,
+      // one data dir per run: the development certificate (TLS=on) and the mail outbox live there
+      DATA_DIR: join(run.dir, 'data'),
+      TLS: tls ? 'on' : 'off',
+      ALLOW_HTTP: tls ? 'false' : 'true',
+      TLS_CERT_FILE: '',
+      TLS_KEY_FILE: '',
+      TRUST_PROXY: '',
+      JWT_SECRET: run.jwtSecret,
+      JWT_PREVIOUS_SECRETS: '',
+      SESSION_SECRET: run.sessionSecret,
+      CAPTCHA: 'off',
+      CAPTCHA_VERIFY_URL: '',
+      SMTP_URL: '',
+      REDIS_URL: '',
+      STRIPE_SECRET_KEY: '',
+      STRIPE_WEBHOOK_SECRET: '',
+      STRIPE_PRICE_ID: '',
+      INGEST_TOKEN: '',
+      DEMO_DATA: 'off',
+      METRICS_PORT: '',
+      CORS_ORIGINS: '',
+      WORKERS: String(opts.workers ?? 0),
+      LOG_LEVEL: settings.logLevel,
+      ...RAISED_RATE_LIMITS,
+      ...opts.env
+    }
+  })
+}

@@ -1,0 +1,45 @@
+// The benchmark's own knobs. The bench is tooling, not the service: it reads its BENCH_* variables
+// here, in one place, and hands the service its configuration through the child's environment.
+import { availableParallelism } from 'node:os'
+
+function num (name: string, def: number): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return def
+  const n = Number(raw)
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(raw)}`)
+  return n
+}
+
+export const settings = {
+  /** seconds per measured autocannon round */
+  duration: num('BENCH_DURATION', 5),
+  /** seconds of the warm-up run of each side before the interleaved rounds */
+  warmup: num('BENCH_WARMUP', 2),
+  /** interleaved rounds per side (baseline, candidate, baseline, candidate ...) */
+  rounds: Math.max(1, Math.floor(num('BENCH_ROUNDS', 2))),
+  connections: Math.max(1, Math.floor(num('BENCH_CONNECTIONS', 100))),
+  /** administrative connection: the harness creates and drops a fresh database on this server */
+  adminUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+  /** the service's log level during the benchmark (request logging at info costs a lot; it is configuration) */
+  logLevel: process.env.BENCH_LOG_LEVEL || 'warn',
+  /** write a --cpu-prof profile of every service process into this directory */
+  cpuProfDir: process.env.BENCH_CPU_PROF || '',
+  /** scenario 6: write heap snapshots of each server before and after opening the streams into this directory */
+  heapSnapshotDir: process.env.BENCH_HEAP_SNAPSHOTS || '',
+  /** scenario 6 */
+  sseStreams: Math.max(1, Math.floor(num('BENCH_SSE_STREAMS', 10_000))),
+  ssePublishes: Math.max(1, Math.floor(num('BENCH_SSE_PUBLISHES', 5))),
+  /** scenario 7: engine runs per side and round */
+  engineRuns: Math.max(1, Math.floor(num('BENCH_ENGINE_RUNS', 5))),
+  /** scenario 8 */
+  importLines: Math.max(1000, Math.floor(num('BENCH_IMPORT_LINES', 1_000_000))),
+  importRounds: Math.max(1, Math.floor(num('BENCH_IMPORT_ROUNDS', 1))),
+  /** keep the temporary directory (data files, logs) after the run */
+  keep: process.env.BENCH_KEEP === '1',
+  cores: availableParallelism()
+}
+
+/** the environment a child process inherits, plus overrides */
+export function childEnv (extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...process.env, ...extra }
+}

@@ -1,0 +1,43 @@
+// 1. GET /auth/info with a Bearer JWT against a bare Fastify {hello:'world'} route. Target >= 0.60.
+import { compareHttp, httpResultParts } from '../lib/compare.ts'
+import { freshDatabase } from '../lib/database.ts'
+import { startChild } from '../lib/processes.ts'
+import { settings } from '../lib/settings.ts'
+import { API, signedInUser } from '../lib/seed.ts'
+import { startService } from '../lib/service.ts'
+import type { Scenario } from '../lib/scenario.ts'
+
+const TARGET = 0.6
+
+export const authInfo: Scenario = {
+  name: 'auth-info',
+  number: 1,
+  title: 'GET /auth/info with a Bearer JWT',
+  async run (ctx) {
+    const db = await freshDatabase('auth_info')
+    ctx.defer(db.drop)
+    const app = await startService(ctx.run, { name: 'service', databaseUrl: db.url })
+    ctx.defer(app.stop)
+    const bare = await startChild({ name: 'bare', script: 'bench/servers/bare.ts', logDir: ctx.run.logDir, readyPath: '/health', env: {} })
+    ctx.defer(bare.stop)
+    const user = await signedInUser(app)
+
+    const figs = await compareHttp(
+      { label: 'bare Fastify {hello:world}', url: `${bare.url}/hello` },
+      { label: 'GET /auth/info (Bearer)', url: `${app.url}${API}/auth/info`, headers: { authorization: `Bearer ${user.token}` } }
+    )
+    const parts = httpResultParts(figs, 'bare Fastify GET /hello -> {hello:"world"}', 'GET /api/v1/auth/info with a Bearer JWT')
+    return {
+      scenario: this.name,
+      number: this.number,
+      title: this.title,
+      database: 'postgresql',
+      ...parts,
+      target: { metric: 'req/s candidate / baseline at -c 100 -p 1 and -p 10', text: `>= ${TARGET.toFixed(2)} (@fastify/jwt alone is 0.68-0.78 of bare)` },
+      met: parts.ratio >= TARGET && parts.candidateErrors === 0,
+      measuredAt: new Date().toISOString(),
+      machine: ctx.machine(),
+      settings: { duration: settings.duration, warmup: settings.warmup, rounds: settings.rounds, connections: settings.connections, logLevel: settings.logLevel }
+    }
+  }
+}
