@@ -26,6 +26,7 @@ export const fastifyClientErrors: Record<string, { code: number, message: string
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 400, message: 'invalid content length' },
   FST_ERR_CTP_INVALID_TYPE: { code: 400, message: 'invalid content type' },
   FST_ERR_BAD_URL: { code: 400, message: 'bad url' },
+  FST_ERR_MAX_PARAM_LENGTH: { code: 414, message: 'uri too long' },
   FST_ERR_ASYNC_CONSTRAINT: { code: 400, message: 'bad request' },
   FST_ERR_INVALID_URL: { code: 400, message: 'bad url' }
 }

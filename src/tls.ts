@@ -1,9 +1,10 @@
 // TLS material for the HTTPS listener: the configured files, or in development a self-signed
 // localhost certificate generated once into DATA_DIR/tls.
-import { X509Certificate } from 'node:crypto'
+import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { generate } from 'selfsigned'
+import { ConfigError } from './config.ts'
 
 export interface TlsMaterial { key: Buffer, cert: Buffer, generated: boolean, certFile: string, fingerprint: string }
 
@@ -35,7 +36,21 @@ export async function loadTls (opts: { certFile: string, keyFile: string, dataDi
       generated = true
     }
   }
-  const cert = readFileSync(certFile)
-  const key = readFileSync(keyFile)
-  return { key, cert, generated, certFile, fingerprint: new X509Certificate(cert).fingerprint256 }
+  const cert = readPem('TLS_CERT_FILE', certFile)
+  const key = readPem('TLS_KEY_FILE', keyFile)
+  // A bad file stops the start with one line naming it, not a stack trace from the TLS layer.
+  let x509: X509Certificate
+  try { x509 = new X509Certificate(cert) } catch { throw new ConfigError(`invalid configuration: TLS_CERT_FILE ${certFile} is not a PEM certificate`) }
+  let privateKey: KeyObject
+  try { privateKey = createPrivateKey(key) } catch { throw new ConfigError(`invalid configuration: TLS_KEY_FILE ${keyFile} is not a PEM private key`) }
+  if (!x509.checkPrivateKey(privateKey)) throw new ConfigError(`invalid configuration: TLS_KEY_FILE ${keyFile} does not match TLS_CERT_FILE ${certFile}`)
+  return { key, cert, generated, certFile, fingerprint: x509.fingerprint256 }
+}
+
+function readPem (name: string, file: string): Buffer {
+  try {
+    return readFileSync(file)
+  } catch (err) {
+    throw new ConfigError(`invalid configuration: ${name} ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`)
+  }
 }

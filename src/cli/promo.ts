@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig } from '../config.ts'
 import { openDatabase } from '../plugins/db.ts'
-import { createPromocodeService } from '../services/promocodes.ts'
+import { createPromocodeService, type NewPromocode } from '../services/promocodes.ts'
 
 const USAGE = 'usage: npm run promo -- create CODE --max-uses N [--expires YYYY-MM-DD] [--credits K]\n       npm run promo -- list'
 
@@ -12,42 +12,60 @@ function fail (message: string): never {
   process.exit(2)
 }
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: { 'max-uses': { type: 'string' }, expires: { type: 'string' }, credits: { type: 'string' } }
-})
+let parsed
+try {
+  parsed = parseArgs({
+    allowPositionals: true,
+    options: { 'max-uses': { type: 'string' }, expires: { type: 'string' }, credits: { type: 'string' } }
+  })
+} catch (err) {
+  // an unknown option or a missing value: say so, without a stack trace
+  fail(`${(err as Error).message.split('\n')[0]}\n${USAGE}`)
+}
+const { positionals, values } = parsed
 const [command, code] = positionals
 if (command !== 'create' && command !== 'list') fail(USAGE)
+
+// Every argument is checked before the database is opened.
+let promo: NewPromocode | undefined
+if (command === 'create') {
+  if (!code || !/^[\w-]{1,64}$/.test(code)) fail('CODE: 1 to 64 letters, digits, - or _\n' + USAGE)
+  const maxUses = Number(values['max-uses'])
+  if (!Number.isInteger(maxUses) || maxUses < 1) fail('--max-uses: a whole number >= 1\n' + USAGE)
+  const credits = values.credits === undefined ? 1 : Number(values.credits)
+  if (!Number.isInteger(credits) || credits < 0) fail('--credits: a whole number >= 0')
+  let expiresAt: Date | null = null
+  if (values.expires !== undefined) {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(values.expires) || Number.isNaN(Date.parse(values.expires))) fail('--expires: YYYY-MM-DD')
+    // valid through the whole of that day (UTC)
+    expiresAt = new Date(Date.parse(values.expires) + 24 * 3600 * 1000)
+  }
+  promo = { code, maxUses, credits, expiresAt }
+}
 
 let config
 try { config = loadConfig() } catch (err) { fail(err instanceof ConfigError ? err.message : String(err)) }
 const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
 const promos = createPromocodeService({ db: database.db })
 try {
-  if (command === 'create') {
-    if (!code || !/^[\w-]{1,64}$/.test(code)) fail('CODE: 1 to 64 letters, digits, - or _\n' + USAGE)
-    const maxUses = Number(values['max-uses'])
-    if (!Number.isInteger(maxUses) || maxUses < 1) fail('--max-uses: a whole number >= 1\n' + USAGE)
-    const credits = values.credits === undefined ? 1 : Number(values.credits)
-    if (!Number.isInteger(credits) || credits < 0) fail('--credits: a whole number >= 0')
-    let expiresAt: Date | null = null
-    if (values.expires !== undefined) {
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(values.expires) || Number.isNaN(Date.parse(values.expires))) fail('--expires: YYYY-MM-DD')
-      // valid through the whole of that day (UTC)
-      expiresAt = new Date(Date.parse(values.expires) + 24 * 3600 * 1000)
-    }
+  if (promo) {
     try {
-      const row = await promos.create({ code, maxUses, credits, expiresAt })
-      console.log(`created ${row.code}: ${row.maxUses} uses, ${row.credits} credit(s)${expiresAt ? `, expires ${values.expires}` : ''}`)
+      const row = await promos.create(promo)
+      console.log(`created ${row.code}: ${row.maxUses} uses, ${row.credits} credit(s)${promo.expiresAt ? `, expires ${values.expires}` : ''}`)
     } catch (err) {
-      if (/duplicate key|unique/i.test(String((err as Error).cause ?? err))) fail(`promocode ${code} already exists`)
+      if (/duplicate key|unique/i.test(String((err as Error).cause ?? err))) {
+        await database.close()
+        fail(`promocode ${promo.code} already exists`)
+      }
       throw err
     }
   } else {
     const rows = await promos.list()
     if (!rows.length) console.log('no promocodes')
+    // `--expires D` stores the first instant after day D: list names D again, the last day it works
+    const lastDay = (at: Date) => new Date(at.getTime() - 1).toISOString().slice(0, 10)
     for (const r of rows) {
-      console.log(`${r.code}\t${r.uses}/${r.maxUses} used\t${r.credits} credit(s)\t${r.expiresAt ? `expires ${r.expiresAt.toISOString().slice(0, 10)}` : 'no expiry'}`)
+      console.log(`${r.code}\t${r.uses}/${r.maxUses} used\t${r.credits} credit(s)\t${r.expiresAt ? `expires ${lastDay(r.expiresAt)}` : 'no expiry'}`)
     }
   }
 } finally {

@@ -1,5 +1,6 @@
 // One error handler and one 404 for the whole app: every error leaves in the GeneralError shape, or
 // on form endpoints (spec rule 1) as an HTTP 200 FormResult naming the first bad field.
+import type { Duplex } from 'node:stream'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { fastifyClientErrors, statusMessages } from '../errors.ts'
@@ -29,6 +30,34 @@ export function isDatabaseDown (err: unknown): boolean {
 
 function send (reply: FastifyReply, code: number, message: string) {
   return reply.code(code).send({ code, message })
+}
+
+/**
+ * Fastify's `frameworkErrors` option: errors the router raises before any route or hook runs
+ * (a malformed URL, a path parameter over maxParamLength). Without it they leave in Fastify's shape.
+ */
+export function frameworkErrors (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const known = error.code ? fastifyClientErrors[error.code] : undefined
+  return send(reply, known?.code ?? 400, known?.message ?? 'bad request')
+}
+
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'request timeout'],
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'request header fields too large']
+}
+
+/**
+ * Fastify's `clientErrorHandler` option: an HTTP/1.1 request Node cannot parse never becomes a
+ * request; answer on the socket in the GeneralError shape, as Fastify would in its own.
+ */
+export function clientErrorHandler (err: NodeJS.ErrnoException, socket: Duplex) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const [code, status, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Bad Request', 'bad request']
+  const body = JSON.stringify({ code, message })
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${code} ${status}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy()
 }
 
 async function errorsPlugin (app: FastifyInstance) {

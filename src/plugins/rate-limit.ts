@@ -30,6 +30,14 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
     redis = new Redis(opts.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: false })
     redis.on('error', (err) => app.log.warn({ err: { message: err.message } }, 'redis error'))
     app.addHook('onClose', async () => { redis?.disconnect() })
+    // Without an offline queue, commands sent before the connection is up fail (and skipOnError lets
+    // them through): wait for it at start, a little, so the first requests are counted too.
+    const r = redis
+    const ready = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 3000)
+      r.once('ready', () => { clearTimeout(timer); resolve(true) })
+    })
+    if (!ready) app.log.warn('redis is not reachable yet: rate limits are not enforced until it is')
   }
   await app.register(rateLimit, {
     global: true,

@@ -14,6 +14,8 @@ export interface SecurityOptions {
 }
 
 async function securityPlugin (app: FastifyInstance, opts: SecurityOptions) {
+  // The API speaks JSON: a text/plain body is 415, not a string handed to a schema (DESIGN 3.1, 8.8).
+  app.removeContentTypeParser('text/plain')
   await app.register(helmet, {
     hsts: { maxAge: 31536000, includeSubDomains: true },
     contentSecurityPolicy: {

@@ -54,7 +54,8 @@ t.test('the session rolls on refresh and ends after SESSION_TTL without one', as
   const app = await build(t, FAST_ARGON2, { now: () => clock })
   const { email } = await registered(app)
   const { cookie, token } = await signedIn(app, email)
-  const expiresAt = async () => (await app.database.query<{ e: Date }>('select expires_at as e from sessions where public_id = $1', [claims(token).sid]))[0].e
+  // raw queries return timestamps as Date on PGlite and as text on postgres.js: compare instants
+  const expiresAt = async () => new Date((await app.database.query<{ e: Date | string }>('select expires_at as e from sessions where public_id = $1', [claims(token).sid]))[0].e)
   t.equal((await expiresAt()).getTime(), clock + 30 * DAY, 'SESSION_TTL from sign-in')
 
   clock += 20 * DAY
@@ -100,6 +101,21 @@ t.test('sign-out by Bearer alone also kills the cookie of that session', async (
   const out = await post(app, '/auth/signout', undefined, { authorization: `Bearer ${token}` })
   t.equal(out.statusCode, 200)
   t.same((await refresh(app, cookie)).json(), ACCESS_DENIED)
+})
+
+t.test("sign-out with one session's JWT and another session's cookie ends both", async (t) => {
+  const app = await build(t, FAST_ARGON2)
+  const { email } = await registered(app)
+  const one = await signedIn(app, email)
+  const two = await signedIn(app, email)
+  const three = await signedIn(app, email)
+  const out = await post(app, '/auth/signout', undefined, { authorization: `Bearer ${one.token}`, cookie: two.cookie })
+  t.same(out.json(), { status: 'success' })
+  t.same((await info(app, one.token)).json(), ACCESS_DENIED, "the JWT's session")
+  t.same((await refresh(app, one.cookie)).json(), ACCESS_DENIED)
+  t.same((await refresh(app, two.cookie)).json(), ACCESS_DENIED, "the cookie's session")
+  t.same((await info(app, two.token)).json(), ACCESS_DENIED, "and every JWT of the cookie's session")
+  t.equal((await info(app, three.token)).statusCode, 200, 'a third session lives on')
 })
 
 t.test('sign-out needs a Bearer token: a cookie alone or nothing is 401', async (t) => {

@@ -2,7 +2,7 @@
 // session fixation.
 import t from 'tap'
 import argon2 from 'argon2'
-import { build, GOOD_PASSWORD, sessionCookie, uniqueEmail } from '../helper.ts'
+import { build, freshDatabase, GOOD_PASSWORD, sessionCookie, uniqueEmail } from '../helper.ts'
 import { claims, FAST_ARGON2, info, refresh, registered, setCookieLine, signin, WRONG_CREDENTIALS } from './support.ts'
 
 t.test('success: a 24-hour HS256 JWT when token is true, the cookie always', async (t) => {
@@ -130,4 +130,19 @@ t.test('a wrong password of a registered account does not start a session', asyn
   t.same(res.json(), WRONG_CREDENTIALS)
   const rows = await app.database.query<{ n: number }>('select count(*)::int as n from sessions')
   t.equal(rows[0].n, 0)
+})
+
+t.test('argon2id parameters changed: the hash is upgraded at the next sign-in (DESIGN 8.1)', async (t) => {
+  const database = await freshDatabase(t)
+  const before = await build(t, FAST_ARGON2, { database })
+  const { email } = await registered(before)
+  const hash = async () => (await database.query<{ password_hash: string }>('select password_hash from users where email = $1', [email]))[0].password_hash
+  t.match(await hash(), /^\$argon2id\$v=19\$m=1024,p=1,t=1\$/, 'hashed with the old parameters')
+
+  const after = await build(t, { ARGON2_MEMORY_KIB: '2048', ARGON2_TIME_COST: '2' }, { database })
+  t.same((await signin(after, { email })).json(), { status: 'success' }, 'the old hash still verifies')
+  t.match(await hash(), /^\$argon2id\$v=19\$m=2048,p=1,t=2\$/, 're-hashed with the new ones')
+  t.same((await signin(after, { email })).json(), { status: 'success' }, 'and the new hash verifies')
+  t.same((await signin(after, { email, password: 'not the password' })).json(), WRONG_CREDENTIALS, 'a wrong password never re-hashes')
+  t.match(await hash(), /m=2048,p=1,t=2/)
 })

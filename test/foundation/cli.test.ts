@@ -1,0 +1,95 @@
+// `npm run db:migrate` and `npm run promo` as the operator runs them: child processes against an
+// embedded database in a temporary DATA_DIR, or a new PostgreSQL database with TEST_DATABASE_URL.
+// A promocode made by the CLI is then used by a sign-up on the same database.
+import t from 'tap'
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { build, uniqueEmail } from '../helper.ts'
+import { createDatabase } from '../../src/db/client.ts'
+import { FAST_ARGON2, info, signedIn, signup } from '../auth/support.ts'
+import { childDatabase, ROOT, run } from './support.ts'
+
+/** `npm run --silent <script> -- args`, with the child's configuration in env */
+function npm (script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null, stdout: string, stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', ['run', '--silent', script, '--', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', TEST_DATABASE_URL: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => { stdout += d })
+    child.stderr.on('data', (d) => { stderr += d })
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+const journal = JSON.parse(readFileSync(join(ROOT, 'drizzle', 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }
+
+t.test('npm run db:migrate applies every migration, once', async (t) => {
+  const target = await childDatabase(t)
+  const first = await npm('db:migrate', [], target.env)
+  t.equal(first.code, 0, first.stderr)
+  t.match(first.stdout, target.url ? /migrations applied to PostgreSQL/ : /migrations applied to the embedded database/)
+  const again = await npm('db:migrate', [], target.env)
+  t.equal(again.code, 0, 'a second run is a no-op')
+
+  const database = target.url ? await createDatabase({ url: target.url }) : await createDatabase({ dataDir: target.dataDir })
+  t.teardown(() => database.close())
+  const applied = await database.query<{ n: number }>('select count(*)::int as n from drizzle.__drizzle_migrations')
+  t.equal(applied[0].n, journal.entries.length, 'every migration of drizzle/ is recorded once')
+  const tables = (await database.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public'")).map((r) => r.table_name)
+  for (const table of ['users', 'sessions', 'promocodes', 'auth_tokens', 'audit_events']) t.ok(tables.includes(table), `table ${table}`)
+  const bad = await run('src/cli/migrate.ts', [], { ...target.env, DATABASE_URL: 'mysql://nowhere/db' })
+  t.equal(bad.code, 1, 'a wrong setting exits 1')
+  t.equal(bad.stderr.trim(), 'invalid configuration: DATABASE_URL must be a URL (postgres:// or postgresql://…)')
+})
+
+t.test('npm run promo: create and list; the code then works at sign-up', async (t) => {
+  const target = await childDatabase(t)
+  const created = await npm('promo', ['create', 'SPRING-25', '--max-uses', '2', '--credits', '3', '--expires', '2099-12-31'], target.env)
+  t.equal(created.code, 0, created.stderr)
+  t.equal(created.stdout.trim(), 'created SPRING-25: 2 uses, 3 credit(s), expires 2099-12-31')
+  const plain = await run('src/cli/promo.ts', ['create', 'PLAIN', '--max-uses', '10'], target.env)
+  t.equal(plain.stdout.trim(), 'created PLAIN: 10 uses, 1 credit(s)', 'one credit and no expiry by default')
+
+  const refusals: Array<[string[], RegExp]> = [
+    [['create', 'SPRING-25', '--max-uses', '5'], /^promocode SPRING-25 already exists$/],
+    [['create', 'NO-USES'], /^--max-uses: a whole number >= 1/],
+    [['create', 'bad code!', '--max-uses', '1'], /^CODE: 1 to 64 letters, digits, - or _/],
+    [['create', 'WHEN', '--max-uses', '1', '--expires', 'tomorrow'], /^--expires: YYYY-MM-DD$/],
+    [['create', 'NEG', '--max-uses', '1', '--credits=-1'], /^--credits: a whole number >= 0$/],
+    [['create', 'TYPO', '--max-use', '1'], /^Unknown option '--max-use'.*\nusage: /],
+    [['create', 'DASH', '--max-uses', '1', '--credits', '-1'], /^Option '--credits' argument is ambiguous.*\nusage: /],
+    [['delete', 'SPRING-25'], /^usage: npm run promo -- create CODE --max-uses N/]
+  ]
+  for (const [args, message] of refusals) {
+    const res = await run('src/cli/promo.ts', args, target.env)
+    t.equal(res.code, 2, `${args.join(' ') || '(nothing)'}: exit code 2`)
+    t.match(res.stderr.trim(), message, `${args.join(' ') || '(nothing)'}: says why, in a line or two`)
+    t.notMatch(res.stderr, /\n\s+at /, 'no stack trace')
+  }
+
+  const listed = await npm('promo', ['list'], target.env)
+  t.equal(listed.code, 0, listed.stderr)
+  t.same(listed.stdout.trim().split('\n'), [
+    'PLAIN\t0/10 used\t1 credit(s)\tno expiry',
+    'SPRING-25\t0/2 used\t3 credit(s)\texpires 2099-12-31'
+  ])
+
+  const database = target.url ? await createDatabase({ url: target.url }) : await createDatabase({ dataDir: target.dataDir })
+  const app = await build(t, { ...FAST_ARGON2, SIGNUP_FREE_REPORTS: '1' }, { database })
+  t.teardown(() => database.close())
+  const email = uniqueEmail('promo-cli')
+  t.same((await signup(app, { email, promocode: 'SPRING-25' })).json(), { status: 'success' })
+  const { token } = await signedIn(app, email)
+  t.match((await info(app, token)).json(), { promocode: 'SPRING-25', reportCredits: 4 }, 'the code is stored and its 3 credits added')
+  await app.close()
+  await database.close()
+
+  const after = await npm('promo', ['list'], target.env)
+  t.match(after.stdout, /^SPRING-25\t1\/2 used/m, 'list shows the use')
+})

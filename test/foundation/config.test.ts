@@ -1,0 +1,189 @@
+// Configuration (DESIGN 2): validated at start, a wrong value is one line naming the variable, and
+// NODE_ENV=production refuses every development fallback. Also the TLS material of src/tls.ts and
+// .env.example documenting every variable.
+import t, { type Test } from 'tap'
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { X509Certificate } from 'node:crypto'
+import { ConfigError, loadConfig } from '../../src/config.ts'
+import { EnvSchema } from '../../schemas/env.ts'
+import { loadTls } from '../../src/tls.ts'
+import { ROOT, tempDir } from './support.ts'
+
+const SECRET = 'a-long-enough-secret-0123456789abcdefghij'
+
+function refusal (t: Test, env: Record<string, string | undefined>, variable: string, what: string) {
+  try {
+    loadConfig(env)
+    t.fail(`${what}: accepted`)
+  } catch (err) {
+    t.type(err, ConfigError, what)
+    const message = (err as Error).message
+    t.notMatch(message, /\n/, `${what}: one line`)
+    t.match(message, new RegExp(`^invalid configuration: ${variable}\\b`), `${what}: names ${variable} (${message})`)
+  }
+}
+
+t.test('a wrong value is one line naming the variable', async (t) => {
+  const dataDir = tempDir(t)
+  const cases: Array<[Record<string, string>, string]> = [
+    [{ NODE_ENV: 'prod' }, 'NODE_ENV'],
+    [{ PORT: 'https' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ PUBLIC_URL: 'localhost:8443' }, 'PUBLIC_URL'],
+    [{ PUBLIC_URL: 'https://bad host' }, 'PUBLIC_URL'],
+    [{ DATABASE_URL: 'mysql://db/x' }, 'DATABASE_URL'],
+    [{ TLS: 'yes' }, 'TLS'],
+    [{ TLS_CERT_FILE: '/etc/cert.pem' }, 'TLS_KEY_FILE'],
+    [{ TLS_KEY_FILE: '/etc/key.pem' }, 'TLS_CERT_FILE'],
+    [{ TRUST_PROXY: '10.0.0.1, proxy.internal' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ ALLOW_HTTP: 'perhaps' }, 'ALLOW_HTTP'],
+    [{ JWT_SECRET: 'too short' }, 'JWT_SECRET'],
+    [{ JWT_PREVIOUS_SECRETS: `${SECRET},short` }, 'JWT_PREVIOUS_SECRETS'],
+    [{ JWT_TTL: '1.5' }, 'JWT_TTL'],
+    [{ JWT_TTL: '10' }, 'JWT_TTL'],
+    [{ JWT_TTL: '7200', SESSION_TTL: '3600' }, 'JWT_TTL'],
+    [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET'],
+    [{ SESSION_TTL: 'a month' }, 'SESSION_TTL'],
+    [{ CAPTCHA: 'maybe' }, 'CAPTCHA'],
+    [{ CAPTCHA: 'on' }, 'CAPTCHA_VERIFY_URL'],
+    [{ CAPTCHA_VERIFY_URL: 'siteverify' }, 'CAPTCHA_VERIFY_URL'],
+    [{ SMTP_URL: 'mail.example.com:25' }, 'SMTP_URL'],
+    [{ REDIS_URL: 'http://127.0.0.1:6379' }, 'REDIS_URL'],
+    [{ WORKERS: '-1' }, 'WORKERS'],
+    [{ SIGNUP_FREE_REPORTS: 'one' }, 'SIGNUP_FREE_REPORTS'],
+    [{ DEMO_DATA: 'true' }, 'DEMO_DATA'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ METRICS_PORT: 'ninety' }, 'METRICS_PORT'],
+    [{ ARGON2_MEMORY_KIB: '64' }, 'ARGON2_MEMORY_KIB'],
+    [{ RATE_LIMIT_SIGNIN_IP: '0' }, 'RATE_LIMIT_SIGNIN_IP']
+  ]
+  for (const [env, variable] of cases) refusal(t, { DATA_DIR: dataDir, ...env }, variable, JSON.stringify(env))
+
+  // an enumerated variable says what it accepts, and no value is echoed (it could be a secret)
+  t.throws(() => loadConfig({ DATA_DIR: dataDir, TLS: 'yes' }), { message: 'invalid configuration: TLS must be one of on, off' })
+  t.throws(() => loadConfig({ DATA_DIR: dataDir, JWT_SECRET: 'hunter2-hunter2' }), { message: /^(?!.*hunter2)/ })
+})
+
+t.test('NODE_ENV=production refuses every development fallback', async (t) => {
+  const dataDir = tempDir(t)
+  const production = {
+    NODE_ENV: 'production',
+    DATA_DIR: dataDir,
+    JWT_SECRET: SECRET,
+    SESSION_SECRET: SECRET + 'x',
+    TLS_CERT_FILE: '/etc/pir/cert.pem',
+    TLS_KEY_FILE: '/etc/pir/key.pem',
+    CAPTCHA_VERIFY_URL: 'https://challenges.example/siteverify',
+    CAPTCHA_SECRET: 'captcha-secret',
+    SMTP_URL: 'smtp://mail.example:587'
+  }
+  const ok = loadConfig(production)
+  t.equal(ok.production, true, 'fully configured production starts')
+  t.equal(ok.captcha.enabled, true, 'CAPTCHA is on')
+  t.equal(ok.demoData, false, 'no demo data')
+  t.equal(ok.allowHttp, false)
+
+  const without = (name: keyof typeof production) => { const e: Record<string, string> = { ...production }; delete e[name]; return e }
+  refusal(t, without('JWT_SECRET'), 'JWT_SECRET', 'a generated JWT secret')
+  refusal(t, without('SESSION_SECRET'), 'SESSION_SECRET', 'a generated session secret')
+  refusal(t, without('TLS_CERT_FILE'), 'TLS_CERT_FILE', 'a self-signed certificate (no cert file)')
+  refusal(t, without('TLS_KEY_FILE'), 'TLS_CERT_FILE', 'a self-signed certificate (no key file)')
+  refusal(t, { ...production, CAPTCHA: 'off' }, 'CAPTCHA', 'CAPTCHA=off')
+  refusal(t, without('CAPTCHA_VERIFY_URL'), 'CAPTCHA_VERIFY_URL', 'no CAPTCHA provider')
+  refusal(t, without('CAPTCHA_SECRET'), 'CAPTCHA_VERIFY_URL', 'no CAPTCHA secret')
+  refusal(t, without('SMTP_URL'), 'SMTP_URL', 'the mail outbox')
+  refusal(t, { ...production, ALLOW_HTTP: 'true' }, 'ALLOW_HTTP', 'ALLOW_HTTP')
+  refusal(t, { ...production, DEMO_DATA: 'on' }, 'DEMO_DATA', 'demo data')
+  t.notOk(existsSync(join(dataDir, 'secrets.json')), 'production never writes generated secrets')
+
+  const proxied = loadConfig({ ...without('TLS_CERT_FILE'), TLS_KEY_FILE: '', TLS: 'off', TRUST_PROXY: '10.0.0.0/8' })
+  t.equal(proxied.tls.enabled, false, 'TLS=off behind a proxy needs no certificate')
+  t.same(proxied.trustProxy, ['10.0.0.0/8'])
+})
+
+t.test('development fallbacks: secrets generated once, CAPTCHA off without a provider, outbox, demo data', async (t) => {
+  const dataDir = tempDir(t)
+  const first = loadConfig({ DATA_DIR: dataDir })
+  t.equal(first.env, 'development', 'NODE_ENV defaults to development')
+  t.equal(first.port, 8443)
+  t.equal(first.host, '127.0.0.1')
+  t.equal(first.publicUrl, 'https://localhost:8443')
+  t.equal(first.tls.enabled, true)
+  t.equal(first.jwt.ttl, 86400)
+  t.equal(first.session.ttl, 2592000)
+  t.ok(Buffer.byteLength(first.jwt.secret) >= 32, 'a generated JWT secret')
+  t.ok(Buffer.byteLength(first.session.secret) >= 32, 'a generated session secret')
+  t.not(first.jwt.secret, first.session.secret)
+  const file = join(dataDir, 'secrets.json')
+  t.equal(statSync(file).mode & 0o777, 0o600, 'kept in DATA_DIR/secrets.json, readable by the owner only')
+  const second = loadConfig({ DATA_DIR: dataDir })
+  t.equal(second.jwt.secret, first.jwt.secret, 'the same secrets on the next start (sessions survive a restart)')
+  t.equal(second.session.secret, first.session.secret)
+  t.equal(first.captcha.enabled, false, 'no CAPTCHA provider in development: off')
+  t.equal(loadConfig({ DATA_DIR: dataDir, CAPTCHA_VERIFY_URL: 'http://127.0.0.1:1/v' }).captcha.enabled, true, 'on once a provider is set')
+  t.equal(first.mail.smtpUrl, '')
+  t.equal(first.mail.outboxDir, join(dataDir, 'outbox'), 'mail goes to DATA_DIR/outbox')
+  t.equal(first.demoData, true, 'demo data in development')
+  t.equal(loadConfig({ DATA_DIR: dataDir, NODE_ENV: 'test' }).demoData, false, 'not in tests')
+  t.equal(loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: 'https://pir.example/' }).publicUrl, 'https://pir.example', 'a trailing slash is dropped')
+  t.same(loadConfig({ DATA_DIR: dataDir, CORS_ORIGINS: ' https://a.example ,https://b.example,' }).corsOrigins, ['https://a.example', 'https://b.example'])
+  t.equal(loadConfig({ DATA_DIR: dataDir, PORT: '' }).port, 8443, 'an empty value means unset')
+
+  writeFileSync(file, 'not json')
+  const regenerated = loadConfig({ DATA_DIR: dataDir })
+  t.ok(Buffer.byteLength(regenerated.jwt.secret) >= 32, 'a damaged secrets file is replaced')
+})
+
+t.test('.env.example documents every variable, and the schema has every variable of DESIGN 2', async (t) => {
+  const lines = readFileSync(join(ROOT, '.env.example'), 'utf8').split('\n')
+  for (const name of Object.keys(EnvSchema.properties)) {
+    const i = lines.findIndex((l) => l.startsWith(`${name}=`))
+    t.ok(i >= 0, `${name} is in .env.example`)
+    let j = i - 1
+    while (j >= 0 && /^[A-Z0-9_]+=/.test(lines[j])) j--
+    t.ok(j >= 0 && lines[j].startsWith('#'), `${name} has a comment`)
+  }
+  const design = ['NODE_ENV', 'HOST', 'PORT', 'PUBLIC_URL', 'DATA_DIR', 'DATABASE_URL', 'TLS', 'TLS_CERT_FILE', 'TLS_KEY_FILE',
+    'TRUST_PROXY', 'ALLOW_HTTP', 'JWT_SECRET', 'JWT_PREVIOUS_SECRETS', 'JWT_TTL', 'SESSION_SECRET', 'SESSION_TTL',
+    'CAPTCHA_VERIFY_URL', 'CAPTCHA_SECRET', 'CAPTCHA', 'SMTP_URL', 'MAIL_FROM', 'GOOGLE_CLIENT_IDS', 'GOOGLE_CERTS_URL',
+    'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STRIPE_PRICE_ID', 'STRIPE_API_URL', 'REDIS_URL', 'WORKERS', 'INGEST_TOKEN',
+    'SIGNUP_FREE_REPORTS', 'DEMO_DATA', 'LOG_LEVEL', 'CORS_ORIGINS', 'SSE_HEARTBEAT_S', 'METRICS_PORT']
+  for (const name of design) t.ok(name in EnvSchema.properties, `${name} is in schemas/env.ts`)
+})
+
+t.test('TLS: a self-signed localhost certificate generated once into DATA_DIR/tls; bad files are one line', async (t) => {
+  const dataDir = tempDir(t)
+  const first = await loadTls({ certFile: '', keyFile: '', dataDir })
+  t.equal(first.generated, true)
+  t.equal(first.certFile, join(dataDir, 'tls', 'localhost.crt'))
+  t.equal(statSync(join(dataDir, 'tls', 'localhost.key')).mode & 0o777, 0o600, 'the key is readable by the owner only')
+  const x509 = new X509Certificate(first.cert)
+  t.equal(first.fingerprint, x509.fingerprint256)
+  t.match(x509.subjectAltName, /DNS:localhost/)
+  t.match(x509.subjectAltName, /IP Address:127\.0\.0\.1/)
+  t.ok(Date.parse(x509.validTo) > Date.now() + 365 * 86400_000, 'valid for more than a year')
+
+  const second = await loadTls({ certFile: '', keyFile: '', dataDir })
+  t.equal(second.generated, false, 'not generated again')
+  t.equal(second.fingerprint, first.fingerprint, 'the same certificate on the next start')
+
+  const configured = await loadTls({ certFile: first.certFile, keyFile: join(dataDir, 'tls', 'localhost.key'), dataDir: tempDir(t) })
+  t.equal(configured.generated, false, 'TLS_CERT_FILE/TLS_KEY_FILE are used as given')
+  t.equal(configured.fingerprint, first.fingerprint)
+
+  const other = await loadTls({ certFile: '', keyFile: '', dataDir: tempDir(t) })
+  const garbage = join(dataDir, 'garbage.pem')
+  writeFileSync(garbage, 'not a certificate')
+  const bad: Array<[{ certFile: string, keyFile: string }, RegExp]> = [
+    [{ certFile: join(dataDir, 'missing.crt'), keyFile: garbage }, /^invalid configuration: TLS_CERT_FILE .*missing\.crt cannot be read \(ENOENT\)$/],
+    [{ certFile: first.certFile, keyFile: join(dataDir, 'missing.key') }, /^invalid configuration: TLS_KEY_FILE .* cannot be read/],
+    [{ certFile: garbage, keyFile: garbage }, /^invalid configuration: TLS_CERT_FILE .* is not a PEM certificate$/],
+    [{ certFile: first.certFile, keyFile: garbage }, /^invalid configuration: TLS_KEY_FILE .* is not a PEM private key$/],
+    [{ certFile: first.certFile, keyFile: join(other.certFile, '..', 'localhost.key') }, /^invalid configuration: TLS_KEY_FILE .* does not match TLS_CERT_FILE/]
+  ]
+  for (const [files, message] of bad) {
+    await t.rejects(loadTls({ ...files, dataDir }), { constructor: ConfigError, message }, String(message))
+  }
+})
