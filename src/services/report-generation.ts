@@ -29,9 +29,9 @@ export function createReportGenerator (deps: { database: Database, now?: () => n
     return out.row
   }
 
-  async function finish (tx: Db, reportId: string, values: Partial<typeof reports.$inferInsert>, done: { status: 'ready' | 'failed', error?: string }, progress: number) {
+  async function finish (tx: Db, reportId: string, values: Partial<typeof reports.$inferInsert>, done: { status: 'ready' | 'failed', error?: string }, progress: number, stage: ReportStage) {
     await tx.update(reports).set(values).where(eq(reports.id, reportId))
-    const s1 = await appendEvent(tx, reportId, 'status', { reportId, status: done.status, progress, stage: 'diffs' })
+    const s1 = await appendEvent(tx, reportId, 'status', { reportId, status: done.status, progress, stage })
     const s2 = await appendEvent(tx, reportId, 'done', { reportId, ...done })
     return [s1, s2]
   }
@@ -63,7 +63,7 @@ export function createReportGenerator (deps: { database: Database, now?: () => n
       const seqs = await db.transaction(async (tx) => {
         const [locked] = await tx.select({ status: reports.status }).from(reports).where(eq(reports.id, reportId)).for('update')
         if (locked?.status !== 'generating') return []
-        return await finish(tx, reportId, { status: 'ready', progress: 100, body, etag, details, generatedAt, creditHeld: false }, { status: 'ready' }, 100)
+        return await finish(tx, reportId, { status: 'ready', progress: 100, body, etag, details, generatedAt, creditHeld: false }, { status: 'ready' }, 100, 'diffs')
       })
       await announce(database, reportId, seqs)
     },
@@ -71,11 +71,13 @@ export function createReportGenerator (deps: { database: Database, now?: () => n
     /** every attempt failed: the report is failed and a held credit goes back to its owner */
     async fail (reportId: string, error = 'report generation failed'): Promise<void> {
       const seqs = await db.transaction(async (tx) => {
-        const [row] = await tx.select({ status: reports.status, userId: reports.userId, creditHeld: reports.creditHeld, progress: reports.progress })
+        const [row] = await tx.select({ status: reports.status, userId: reports.userId, creditHeld: reports.creditHeld, progress: reports.progress, stage: reports.stage })
           .from(reports).where(eq(reports.id, reportId)).for('update')
         if (!row || (row.status !== 'queued' && row.status !== 'generating')) return []
         if (row.creditHeld) await tx.update(users).set({ reportCredits: sql`${users.reportCredits} + 1` }).where(eq(users.id, row.userId))
-        return await finish(tx, reportId, { status: 'failed', error, creditHeld: false }, { status: 'failed', error }, row.progress)
+        return await finish(tx, reportId, { status: 'failed', error, creditHeld: false }, { status: 'failed', error }, row.progress,
+          // the stage it stopped in
+          (row.stage ?? 'queued') as ReportStage)
       })
       await announce(database, reportId, seqs)
     }

@@ -1,0 +1,96 @@
+// GET /sse/{reportId} (DESIGN 6): a report's events as text/event-stream. Authenticated by Bearer,
+// else by the session cookie (a browser EventSource cannot send headers); every refusal is an
+// ordinary GeneralError answer, before any stream byte. The stream itself is written by hand on the
+// raw response (HTTP/1.1 or HTTP/2 alike); the hub decides what each client is sent.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { errorResponses } from '../../../schemas/common.ts'
+import { Unauthorized } from '../../errors.ts'
+import type { SseOutput } from '../../services/sse-hub.ts'
+
+const ParamsSchema = Type.Object({ reportId: Type.String({ maxLength: 64 }) })
+const QuerySchema = Type.Object({
+  lastEventId: Type.Optional(Type.String({ maxLength: 32, description: 'Last-Event-ID for clients that cannot set headers' }))
+})
+
+/** what the client's EventSource waits before reconnecting, in ms */
+export const RETRY_MS = 3000
+
+const SEQ = /^\d{1,15}$/
+
+/** the Last-Event-ID header, else the lastEventId query parameter; anything not a seq counts as none */
+function lastEventId (request: FastifyRequest, query: string | undefined): number | undefined {
+  const header = request.headers['last-event-id']
+  const value = (typeof header === 'string' && header.trim()) || query?.trim()
+  return value && SEQ.test(value) ? Number(value) : undefined
+}
+
+/** the client went away while the stream was being prepared */
+function gone (reply: FastifyReply): boolean {
+  const res = reply.raw as FastifyReply['raw'] & { stream?: { destroyed: boolean } }
+  return res.destroyed || res.stream?.destroyed === true
+}
+
+const sseRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { reports } = app.services
+  const hub = app.sseHub
+
+  app.get('/:reportId', {
+    exposeHeadRoute: false,
+    schema: {
+      tags: ['reports'],
+      summary: 'The report\'s status and done events as a text/event-stream (Bearer, else the session cookie)',
+      description: 'On connect the current state (or, with Last-Event-ID, every event after it), then each change; ' +
+        '`event: done` ends the stream. 204 when the report is over and the client has its last event.',
+      security: [{ bearer: [] }, { cookie: [] }],
+      params: ParamsSchema,
+      querystring: QuerySchema,
+      response: {
+        200: Type.String({ description: 'text/event-stream: `id: <seq>`, `event: status|done`, `data: {...}`' }),
+        204: Type.Null({ description: 'the report is over and the client has its last event' }),
+        ...errorResponses(400, 401, 403, 404, 429, 500, 503)
+      }
+    },
+    onRequest: async (request) => {
+      const user = await app.identify(request)
+      if (!user) throw new Unauthorized()
+      // the global rate limit then counts this user's budget, not the address's
+      request.user = user
+    }
+  }, async (request, reply) => {
+    const report = await reports.owned(request.user.id, request.params.reportId)
+    const prepared = await hub.prepare(report.id, {
+      lastEventId: lastEventId(request, request.query.lastEventId),
+      initial: { reportId: report.id, status: report.status, progress: report.progress, stage: null }
+    })
+    if (prepared.noContent) return reply.code(204).send(null)
+
+    reply.hijack()
+    const res = reply.raw
+    if (gone(reply)) {
+      prepared.cancel()
+      return
+    }
+    res.once('close', prepared.cancel)
+    // Hijacking skips Fastify's header handling: helmet's headers are already on the raw response,
+    // the rest (rate-limit) are copied here.
+    const headers: Record<string, string | number | string[]> = {}
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value
+    headers['content-type'] = 'text/event-stream'
+    headers['cache-control'] = 'no-cache'
+    headers['x-accel-buffering'] = 'no'
+    // HTTP/1.1: the connection ends with the stream, so a shutdown waits for no idle keep-alive
+    // socket (HTTP/2 forbids the header; its streams end on their own)
+    if (request.raw.httpVersionMajor === 1) headers.connection = 'close'
+    res.writeHead(200, headers)
+    const out: SseOutput = {
+      write: (chunk) => { res.write(chunk) },
+      end: () => { res.end() },
+      buffered: () => res.writableLength
+    }
+    prepared.start(out, `retry: ${RETRY_MS}\n\n`)
+  })
+}
+
+export default sseRoutes

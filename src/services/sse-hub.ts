@@ -1,0 +1,259 @@
+// The SSE fan-out hub (DESIGN 6): this process's open report streams, keyed by report id, fed by the
+// one LISTEN on report_events that the whole process shares. A NOTIFY '<reportId>:<seq>' costs one
+// query per report that has local subscribers, never one per subscriber. A new stream subscribes
+// before it reads its backlog and buffers live events meanwhile, so nothing falls between the two;
+// events at or below what a stream already has are dropped, so nothing arrives twice.
+import { and, asc, desc, eq, gt, gte, lte, max } from 'drizzle-orm'
+import type { Db } from '../db/client.ts'
+import { reportEvents } from '../db/schema.ts'
+import { eventsAfter, type ReportEvent, type StatusEventData } from './report-events.ts'
+
+/** where a stream's bytes go (the HTTP response, in the route) */
+export interface SseOutput {
+  write: (chunk: string) => void
+  end: () => void
+  /** bytes written but not yet flushed to the client */
+  buffered: () => number
+}
+
+/** the reads the hub needs; a test can slow them down to interleave live events with a backlog */
+export interface EventStore {
+  /** events with from < seq <= to, in order */
+  range: (reportId: string, from: number, to: number) => Promise<ReportEvent[]>
+  after: (reportId: string, afterSeq: number) => Promise<ReportEvent[]>
+  /** the latest status event and any after it (a done), in order; empty when there is none */
+  current: (reportId: string) => Promise<ReportEvent[]>
+  last: (reportId: string) => Promise<{ seq: number, kind: string } | null>
+}
+
+export function eventStore (db: Db): EventStore {
+  const cols = { seq: reportEvents.seq, kind: reportEvents.kind, data: reportEvents.data }
+  return {
+    async range (reportId, from, to) {
+      const rows = await db.select(cols).from(reportEvents)
+        .where(and(eq(reportEvents.reportId, reportId), gt(reportEvents.seq, from), lte(reportEvents.seq, to)))
+        .orderBy(asc(reportEvents.seq))
+      return rows as ReportEvent[]
+    },
+    after: (reportId, afterSeq) => eventsAfter(db, reportId, afterSeq),
+    async current (reportId) {
+      const latestStatus = db.select({ seq: max(reportEvents.seq) }).from(reportEvents)
+        .where(and(eq(reportEvents.reportId, reportId), eq(reportEvents.kind, 'status')))
+      const rows = await db.select(cols).from(reportEvents)
+        .where(and(eq(reportEvents.reportId, reportId), gte(reportEvents.seq, latestStatus)))
+        .orderBy(asc(reportEvents.seq))
+      return rows as ReportEvent[]
+    },
+    async last (reportId) {
+      const [row] = await db.select({ seq: reportEvents.seq, kind: reportEvents.kind }).from(reportEvents)
+        .where(eq(reportEvents.reportId, reportId)).orderBy(desc(reportEvents.seq)).limit(1)
+      return row ?? null
+    }
+  }
+}
+
+/** the wire form of one event; without a seq (a synthetic state) it carries no id */
+export function formatEvent (kind: string, data: unknown, seq?: number): string {
+  return `${seq === undefined ? '' : `id: ${seq}\n`}event: ${kind}\ndata: ${JSON.stringify(data)}\n\n`
+}
+
+export const PING = ': ping\n\n'
+
+/** a prepared stream: subscribed and buffering; start() writes its first events and goes live */
+export type Prepared =
+  | { noContent: true }
+  | { noContent: false, start: (out: SseOutput, preamble?: string) => void, cancel: () => void }
+
+export interface PrepareOptions {
+  /** the client's Last-Event-ID: replay every event after it; absent = send the current state */
+  lastEventId?: number
+  /** the state to show when the report has no event yet (a draft) */
+  initial: StatusEventData
+}
+
+interface Subscriber {
+  reportId: string
+  /** highest seq this client has; in buffering mode, what it had when it arrived */
+  lastSeq: number
+  out: SseOutput | null
+  buffer: ReportEvent[]
+  ended: boolean
+}
+
+interface Group {
+  subs: Set<Subscriber>
+  /** highest seq fanned out to this group; a gap after it is read on the next announcement */
+  lastSeq: number | undefined
+  /** fan-outs of one report run one after another, so events leave in order */
+  chain: Promise<void>
+}
+
+interface Log { warn: (obj: object, msg: string) => void }
+
+export interface SseHubOptions {
+  store: EventStore
+  log?: Log
+  /** a client this far behind is cut off; it reconnects with Last-Event-ID and catches up */
+  maxBufferedBytes?: number
+}
+
+export function createSseHub (opts: SseHubOptions) {
+  const { store } = opts
+  const maxBuffered = opts.maxBufferedBytes ?? 1024 * 1024
+  const groups = new Map<string, Group>()
+  let closed = false
+  let count = 0
+
+  function join (reportId: string, lastSeq: number): Subscriber {
+    let g = groups.get(reportId)
+    if (!g) {
+      g = { subs: new Set(), lastSeq: undefined, chain: Promise.resolve() }
+      groups.set(reportId, g)
+    }
+    const sub: Subscriber = { reportId, lastSeq, out: null, buffer: [], ended: false }
+    g.subs.add(sub)
+    count++
+    return sub
+  }
+
+  function leave (sub: Subscriber, end: boolean) {
+    if (sub.ended) return
+    sub.ended = true
+    sub.buffer = []
+    const g = groups.get(sub.reportId)
+    if (g?.subs.delete(sub)) {
+      count--
+      if (g.subs.size === 0) groups.delete(sub.reportId)
+    }
+    if (end && sub.out) {
+      try { sub.out.end() } catch {}
+    }
+  }
+
+  function write (sub: Subscriber, chunk: string) {
+    if (sub.ended || !sub.out) return
+    try {
+      sub.out.write(chunk)
+    } catch {
+      leave(sub, true)
+      return
+    }
+    if (sub.out.buffered() > maxBuffered) leave(sub, true)
+  }
+
+  function deliver (sub: Subscriber, e: ReportEvent) {
+    if (sub.ended) return
+    if (!sub.out) { sub.buffer.push(e); return }
+    if (e.seq <= sub.lastSeq) return
+    sub.lastSeq = e.seq
+    write(sub, formatEvent(e.kind, e.data, e.seq))
+    if (e.kind === 'done') leave(sub, true)
+  }
+
+  function fanOut (g: Group, events: ReportEvent[]) {
+    for (const e of events) {
+      if (g.lastSeq === undefined || e.seq > g.lastSeq) g.lastSeq = e.seq
+      for (const sub of [...g.subs]) deliver(sub, e)
+    }
+  }
+
+  function enqueue (reportId: string, g: Group, task: () => Promise<void>) {
+    g.chain = g.chain.then(task).catch((err: Error) => {
+      // The events this read would have carried are in the table, but no announcement may follow
+      // (a done is the last): end the report's streams, whose clients reconnect with Last-Event-ID
+      // and read them there.
+      opts.log?.warn({ err: { message: err.message }, reportId }, 'report event fan-out failed; its streams end and resume with Last-Event-ID')
+      g.lastSeq = undefined
+      for (const sub of [...g.subs]) leave(sub, true)
+    })
+  }
+
+  return {
+    /** the NOTIFY handler: '<reportId>:<seq>' */
+    notify (payload: string): void {
+      const i = payload.lastIndexOf(':')
+      const reportId = payload.slice(0, i)
+      const seq = Number(payload.slice(i + 1))
+      const g = groups.get(reportId)
+      if (!g || i < 0 || !Number.isSafeInteger(seq)) return
+      if (g.lastSeq !== undefined && seq <= g.lastSeq) return
+      enqueue(reportId, g, async () => {
+        if (g.lastSeq !== undefined && seq <= g.lastSeq) return
+        fanOut(g, await store.range(reportId, g.lastSeq ?? seq - 1, seq))
+      })
+    },
+
+    /** the LISTEN (re)connected: announcements may have been missed, so read what came after */
+    relisten (): void {
+      for (const [reportId, g] of groups) {
+        enqueue(reportId, g, async () => {
+          if (g.subs.size === 0) return
+          const from = g.lastSeq ?? Math.min(...[...g.subs].map((s) => s.lastSeq))
+          fanOut(g, await store.after(reportId, from))
+        })
+      }
+    },
+
+    /**
+     * Subscribe, then read what the client is missing. 204 (noContent) when the report is over and
+     * the client has its last event. The caller writes the headers and calls start(), or cancel().
+     */
+    async prepare (reportId: string, o: PrepareOptions): Promise<Prepared> {
+      const sub = join(reportId, o.lastEventId ?? 0)
+      let first: ReportEvent[] = []
+      let current = o.lastEventId === undefined
+      try {
+        if (o.lastEventId !== undefined) {
+          first = await store.after(reportId, o.lastEventId)
+          if (first.length === 0) {
+            const last = await store.last(reportId)
+            if (last && last.seq === o.lastEventId && last.kind === 'done') {
+              leave(sub, false)
+              return { noContent: true }
+            }
+            // an id this report never had (or no event at all): the client gets the current state
+            current = !last || last.seq < o.lastEventId
+          }
+        }
+        if (current) {
+          sub.lastSeq = 0
+          first = await store.current(reportId)
+        }
+      } catch (err) {
+        leave(sub, false)
+        throw err
+      }
+      return {
+        noContent: false,
+        cancel: () => leave(sub, false),
+        start (out, preamble = '') {
+          if (sub.ended) { out.end(); return }
+          sub.out = out
+          if (closed) { leave(sub, true); return }
+          const buffered = sub.buffer
+          sub.buffer = []
+          const head = preamble + (current && first.length === 0 ? formatEvent('status', o.initial) : '')
+          if (head) write(sub, head)
+          for (const e of first) deliver(sub, e)
+          for (const e of buffered) deliver(sub, e)
+        }
+      }
+    },
+
+    /** a comment on every open stream, so that proxies keep idle ones open */
+    ping (): void {
+      for (const g of groups.values()) for (const sub of g.subs) if (sub.out) write(sub, PING)
+    },
+
+    /** shutdown: end every stream; their clients resume elsewhere with Last-Event-ID */
+    closeAll (): void {
+      closed = true
+      for (const g of [...groups.values()]) for (const sub of [...g.subs]) leave(sub, true)
+    },
+
+    subscriberCount: (): number => count,
+    reportCount: (): number => groups.size
+  }
+}
+
+export type SseHub = ReturnType<typeof createSseHub>
