@@ -20,7 +20,7 @@ try {
 // The service's modules are loaded once the configuration is known to be good: a wrong setting is
 // reported at once, not after loading everything.
 const { buildApp } = await import('./app.ts')
-const { afterListen, listenMetrics } = await import('./startup.ts')
+const { afterListen, beforeListen, listenMetrics } = await import('./startup.ts')
 const app = await buildApp(config, {
   fastify: tls ? { http2: true, https: { allowHTTP1: true, key: tls.key, cert: tls.cert } } : {}
 })
@@ -39,6 +39,7 @@ closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
   await metricsListener?.close()
 })
 
+await beforeListen(app, config)
 await app.listen({ host: config.host, port: config.port })
 metricsListener = await listenMetrics(app, config)
 afterListen(app, config)

@@ -1,6 +1,5 @@
 // What a server process does around its listener: in development, import the demo dataset into an
-// empty database (in the background, so the server answers at once; profiles appear when it is
-// done), and, with METRICS_PORT, serve the Prometheus metrics on a listener of their own.
+// empty database, and, with METRICS_PORT, serve the Prometheus metrics on a listener of their own.
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
@@ -8,11 +7,26 @@ import type { Config } from './config.ts'
 import { importDemoDataIfEmpty } from './services/demo-import.ts'
 import type { Metrics } from './services/metrics.ts'
 
+/**
+ * The demo import runs in one transaction. Embedded PGlite has a single connection, which that
+ * transaction holds: a listener opened before it ends would accept requests and leave every one
+ * waiting, so there it runs before listening. On PostgreSQL it runs in the background after the
+ * listener is up, and profiles appear when it is done.
+ */
+export async function beforeListen (app: FastifyInstance, config: Config): Promise<void> {
+  if (config.demoData && app.database.pglite) await importDemoData(app)
+}
+
 export function afterListen (app: FastifyInstance, config: Config): void {
-  if (!config.demoData) return
-  importDemoDataIfEmpty(app.database, app.log).catch((err: Error) => {
+  if (config.demoData && !app.database.pglite) void importDemoData(app)
+}
+
+async function importDemoData (app: FastifyInstance): Promise<void> {
+  try {
+    await importDemoDataIfEmpty(app.database, app.log)
+  } catch (err) {
     app.log.error({ err }, 'demo data import failed')
-  })
+  }
 }
 
 export interface MetricsListener {
