@@ -1,11 +1,9 @@
 // 1. GET /auth/info with a Bearer JWT against a bare Fastify {hello:'world'} route. Target >= 0.60.
 import { compareHttp, httpResultParts } from '../lib/compare.ts'
-import { freshDatabase } from '../lib/database.ts'
-import { startChild } from '../lib/processes.ts'
 import { settings } from '../lib/settings.ts'
 import { API, signedInUser } from '../lib/seed.ts'
-import { startService } from '../lib/service.ts'
 import type { Scenario } from '../lib/scenario.ts'
+import { databaseFor, serviceFor, bareFor } from '../lib/setup.ts'
 
 const TARGET = 0.6
 
@@ -14,12 +12,9 @@ export const authInfo: Scenario = {
   number: 1,
   title: 'GET /auth/info with a Bearer JWT',
   async run (ctx) {
-    const db = await freshDatabase('auth_info')
-    ctx.defer(db.drop)
-    const app = await startService(ctx.run, { name: 'service', databaseUrl: db.url })
-    ctx.defer(app.stop)
-    const bare = await startChild({ name: 'bare', script: 'bench/servers/bare.ts', logDir: ctx.run.logDir, readyPath: '/health', env: {} })
-    ctx.defer(bare.stop)
+    const db = await databaseFor(ctx, 'auth_info')
+    const app = await serviceFor(ctx, { name: 'service', databaseUrl: db.url })
+    const bare = await bareFor(ctx)
     const user = await signedInUser(app)
 
     const figs = await compareHttp(

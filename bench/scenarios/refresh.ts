@@ -2,12 +2,10 @@
 // Each connection holds its own signed-in session, as many clients would (one session refreshed by
 // 100 connections at once would measure a row lock, not the endpoint).
 import { compareHttp, httpResultParts } from '../lib/compare.ts'
-import { freshDatabase } from '../lib/database.ts'
-import { startChild } from '../lib/processes.ts'
 import { settings } from '../lib/settings.ts'
 import { API, signIn, signUp } from '../lib/seed.ts'
-import { startService } from '../lib/service.ts'
 import type { Scenario } from '../lib/scenario.ts'
+import { databaseFor, serviceFor, bareFor } from '../lib/setup.ts'
 
 const TARGET = 0.5
 
@@ -16,12 +14,9 @@ export const refresh: Scenario = {
   number: 4,
   title: 'POST /auth/token/refresh',
   async run (ctx) {
-    const db = await freshDatabase('refresh')
-    ctx.defer(db.drop)
-    const app = await startService(ctx.run, { name: 'service', databaseUrl: db.url })
-    ctx.defer(app.stop)
-    const bare = await startChild({ name: 'bare', script: 'bench/servers/bare.ts', logDir: ctx.run.logDir, readyPath: '/health', env: {} })
-    ctx.defer(bare.stop)
+    const db = await databaseFor(ctx, 'refresh')
+    const app = await serviceFor(ctx, { name: 'service', databaseUrl: db.url })
+    const bare = await bareFor(ctx)
     const email = await signUp(app)
     const cookies: Record<string, string>[] = []
     for (let i = 0; i < settings.connections; i++) cookies.push({ cookie: (await signIn(app, email)).cookie })

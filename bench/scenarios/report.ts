@@ -3,12 +3,11 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { compareHttp, httpResultParts } from '../lib/compare.ts'
-import { freshDatabase } from '../lib/database.ts'
 import { request, startChild } from '../lib/processes.ts'
 import { settings } from '../lib/settings.ts'
 import { API, importOrFail, readyReport, signedInUser, writeDemoData } from '../lib/seed.ts'
-import { startService } from '../lib/service.ts'
 import type { Scenario } from '../lib/scenario.ts'
+import { databaseFor, serviceFor } from '../lib/setup.ts'
 
 const TARGET = 0.8
 
@@ -17,13 +16,11 @@ export const reportRead: Scenario = {
   number: 2,
   title: 'GET /report/{id}, a ready report of 5 profiles',
   async run (ctx) {
-    const db = await freshDatabase('report')
-    ctx.defer(db.drop)
+    const db = await databaseFor(ctx, 'report')
     const demo = await writeDemoData(ctx.run.dir)
     const imported = await importOrFail(db.url, demo.file, join(ctx.run.dir, 'data'))
     console.log(`  seeded: ${demo.lines} demo lines imported in ${(imported.ms / 1000).toFixed(1)} s`)
-    const app = await startService(ctx.run, { name: 'service', databaseUrl: db.url, workers: 1 })
-    ctx.defer(app.stop)
+    const app = await serviceFor(ctx, { name: 'service', databaseUrl: db.url, workers: 1 })
     const user = await signedInUser(app)
     const id = await readyReport(app, user, demo.reportProfiles)
     const auth = { authorization: `Bearer ${user.token}` }

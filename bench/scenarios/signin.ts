@@ -1,12 +1,10 @@
 // 3. POST /auth/signin against argon2.verify alone (a bare Fastify route verifying the same kind of
 // hash with the same parameters), same concurrency, same libuv threadpool. Target >= 0.90; p99 printed.
 import { compareHttp, httpResultParts } from '../lib/compare.ts'
-import { freshDatabase } from '../lib/database.ts'
-import { startChild } from '../lib/processes.ts'
 import { settings } from '../lib/settings.ts'
 import { API, PASSWORD, signUp } from '../lib/seed.ts'
-import { startService } from '../lib/service.ts'
 import type { Scenario } from '../lib/scenario.ts'
+import { databaseFor, serviceFor, bareFor } from '../lib/setup.ts'
 
 const TARGET = 0.9
 
@@ -15,13 +13,10 @@ export const signin: Scenario = {
   number: 3,
   title: 'POST /auth/signin',
   async run (ctx) {
-    const db = await freshDatabase('signin')
-    ctx.defer(db.drop)
-    const app = await startService(ctx.run, { name: 'service', databaseUrl: db.url })
-    ctx.defer(app.stop)
+    const db = await databaseFor(ctx, 'signin')
+    const app = await serviceFor(ctx, { name: 'service', databaseUrl: db.url })
     // UV_THREADPOOL_SIZE, if set, reaches both processes alike (both inherit this environment)
-    const bare = await startChild({ name: 'bare', script: 'bench/servers/bare.ts', logDir: ctx.run.logDir, readyPath: '/health', env: { BENCH_PASSWORD: PASSWORD } })
-    ctx.defer(bare.stop)
+    const bare = await bareFor(ctx, { BENCH_PASSWORD: PASSWORD })
     const email = await signUp(app)
     const json = { 'content-type': 'application/json' }
     // 1,000 argon2 hashes in flight (-p 10) take far longer than autocannon's default 10 s timeout

@@ -1,11 +1,10 @@
 // 5. The HTTPS + HTTP/2 listener (TLS=on, HTTP/1.1 by ALPN) against plain HTTP (TLS=off), both the
 // service, both serving scenario 1 (GET /auth/info, Bearer) over HTTP/1.1. Target >= 0.70.
 import { compareHttp, httpResultParts } from '../lib/compare.ts'
-import { freshDatabase } from '../lib/database.ts'
 import { settings } from '../lib/settings.ts'
 import { API, signedInUser } from '../lib/seed.ts'
-import { startService } from '../lib/service.ts'
 import type { Scenario } from '../lib/scenario.ts'
+import { databaseFor, serviceFor } from '../lib/setup.ts'
 
 const TARGET = 0.7
 
@@ -14,13 +13,10 @@ export const tls: Scenario = {
   number: 5,
   title: 'HTTPS+HTTP/2 listener vs plain HTTP, GET /auth/info over HTTP/1.1',
   async run (ctx) {
-    const db = await freshDatabase('tls')
-    ctx.defer(db.drop)
+    const db = await databaseFor(ctx, 'tls')
     // two instances on one database with one JWT secret: the same token works on both
-    const plain = await startService(ctx.run, { name: 'service-http', databaseUrl: db.url })
-    ctx.defer(plain.stop)
-    const secure = await startService(ctx.run, { name: 'service-https', databaseUrl: db.url, tls: true })
-    ctx.defer(secure.stop)
+    const plain = await serviceFor(ctx, { name: 'service-http', databaseUrl: db.url })
+    const secure = await serviceFor(ctx, { name: 'service-https', databaseUrl: db.url, tls: true })
     const user = await signedInUser(plain)
     const headers = { authorization: `Bearer ${user.token}` }
 
