@@ -53,17 +53,11 @@ export const SourceProfileSchema = Type.Object({
 }, closed)
 export type SourceProfile = Static<typeof SourceProfileSchema>
 
-export const FriendSchema = Type.Object({
-  image: Type.String(),
-  id: Type.String(),
-  username: Type.String(),
-  fullname: Type.String(),
-  imageNotLoaded: Type.Boolean(),
-  source: SourceSchema,
-  link: Type.String(),
+// A friend is a source profile plus the two counts the friends lists are sorted by.
+export const FriendSchema = Type.Composite([SourceProfileSchema, Type.Object({
   count: Type.Integer({ minimum: 0, description: 'interests in common with the report profile' }),
   redFlagsCount: Type.Integer({ minimum: 0, description: "red-flag interests among the friend's interests" })
-}, closed)
+})], closed)
 export type Friend = Static<typeof FriendSchema>
 
 export const FriendsSchema = Type.Object({

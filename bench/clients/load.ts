@@ -3,21 +3,9 @@
 // sets, round-robin per request (e.g. one session cookie each, as many clients would); autocannon
 // allows per-connection headers only without pipelining, per-request setup with it too.
 import autocannon from 'autocannon'
+import type { LoadSpec } from '../lib/load.ts'
 
-interface Spec {
-  url: string
-  method?: string
-  headers?: Record<string, string>
-  headerSets?: Record<string, string>[]
-  body?: string
-  connections: number
-  pipelining: number
-  duration: number
-  /** seconds before a request counts as timed out */
-  timeout?: number
-}
-
-const spec = JSON.parse(process.argv[2]) as Spec
+const spec = JSON.parse(process.argv[2]) as LoadSpec
 let next = 0
 const result = await autocannon({
   url: spec.url,
