@@ -2,41 +2,19 @@
 // an embedded database in a temporary DATA_DIR, or a new PostgreSQL database with TEST_DATABASE_URL.
 import t from 'tap'
 import { spawn } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import postgres from 'postgres'
-import { testDatabaseUrl } from '../../src/config.ts'
 import { createDatabase, type Database } from '../../src/db/client.ts'
+import { childDatabase, ROOT, tempDir } from '../foundation/support.ts'
 
 type Tap = { teardown: (fn: () => unknown) => void }
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url))
-
-function tempDir (t: Tap): string {
-  const dir = mkdtempSync(join(tmpdir(), 'pir-cli-test-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
 
 /** where a CLI stores its data: env for the child, and a way to look at the result */
 async function target (t: Tap): Promise<{ env: Record<string, string>, open: () => Promise<Database> }> {
-  const dataDir = tempDir(t)
-  if (!testDatabaseUrl) {
-    return { env: { DATA_DIR: dataDir, DATABASE_URL: '' }, open: () => createDatabase({ dataDir }) }
-  }
-  const name = `pir_cli_${process.pid}_${randomBytes(4).toString('hex')}`
-  const admin = postgres(testDatabaseUrl, { max: 1, onnotice: () => {} })
-  await admin.unsafe(`create database ${name}`)
-  t.teardown(async () => {
-    await admin.unsafe(`drop database if exists ${name} with (force)`)
-    await admin.end()
-  })
-  const url = new URL(testDatabaseUrl)
-  url.pathname = `/${name}`
-  return { env: { DATA_DIR: dataDir, DATABASE_URL: url.href }, open: () => createDatabase({ url: url.href }) }
+  const { env, dataDir, url } = await childDatabase(t)
+  return { env, open: () => url ? createDatabase({ url }) : createDatabase({ dataDir }) }
 }
 
 function run (script: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null, stdout: string, stderr: string }> {
