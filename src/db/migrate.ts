@@ -10,6 +10,9 @@ import type { PGlite } from '@electric-sql/pglite'
 import postgres from 'postgres'
 import type { Database } from './client.ts'
 
+/** the advisory lock key migrations hold: any bigint of our own; ends with the connection */
+const MIGRATION_LOCK = 7_412_310_001
+
 export const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url))
 
 export async function migrateDatabase (target: { url: string } | { pglite: PGlite }): Promise<void> {
@@ -18,8 +21,12 @@ export async function migrateDatabase (target: { url: string } | { pglite: PGlit
     await migratePglite(drizzlePglite(target.pglite), { migrationsFolder })
     return
   }
+  // Instances started together on an unmigrated database would each run the migrations and all but
+  // one fail ("relation already exists"): a session-level advisory lock on the one connection
+  // (max: 1) makes the others wait, then find the work done.
   const sql = postgres(target.url, { max: 1, onnotice: () => {} })
   try {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK})`
     await migratePostgres(drizzlePostgres(sql), { migrationsFolder })
   } finally {
     await sql.end({ timeout: 5 })
