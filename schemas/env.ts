@@ -20,6 +20,7 @@ export const EnvSchema = Type.Object({
   JWT_PREVIOUS_SECRETS: Type.String({ default: '' }),
   JWT_TTL: Int(86400, 60),
   SESSION_SECRET: Type.String({ default: '' }),
+  SESSION_PREVIOUS_SECRETS: Type.String({ default: '' }),
   SESSION_TTL: Int(2592000, 60),
   CAPTCHA_VERIFY_URL: Type.String({ default: '' }),
   CAPTCHA_SECRET: Type.String({ default: '' }),

@@ -18,7 +18,7 @@ export interface Config {
   trustProxy: string[]
   allowHttp: boolean
   jwt: { secret: string, previousSecrets: string[], ttl: number }
-  session: { secret: string, ttl: number }
+  session: { secret: string, previousSecrets: string[], ttl: number }
   captcha: { enabled: boolean, verifyUrl: string, secret: string }
   /** logLinks: the outbox log line carries the mailed link (development only: it holds a secret) */
   mail: { smtpUrl: string, from: string, outboxDir: string, logLinks: boolean }
@@ -127,8 +127,10 @@ export function loadConfig (source: Record<string, string | undefined> = process
   if (e.SMTP_URL) checkUrl('SMTP_URL', e.SMTP_URL, ['smtp:', 'smtps:'])
   if (e.CAPTCHA_VERIFY_URL) checkUrl('CAPTCHA_VERIFY_URL', e.CAPTCHA_VERIFY_URL, ['https:', 'http:'])
   checkTrustProxy(list(e.TRUST_PROXY))
-  if (list(e.JWT_PREVIOUS_SECRETS).some((k) => Buffer.byteLength(k) < 32)) {
-    throw new ConfigError('invalid configuration: JWT_PREVIOUS_SECRETS entries must be at least 32 bytes each')
+  for (const name of ['JWT_PREVIOUS_SECRETS', 'SESSION_PREVIOUS_SECRETS'] as const) {
+    if (list(e[name]).some((k) => Buffer.byteLength(k) < 32)) {
+      throw new ConfigError(`invalid configuration: ${name} entries must be at least 32 bytes each`)
+    }
   }
   const needDev = !e.JWT_SECRET || !e.SESSION_SECRET
   const generated = needDev ? devSecrets(dataDir) : undefined
@@ -168,7 +170,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     trustProxy: list(e.TRUST_PROXY),
     allowHttp: e.ALLOW_HTTP,
     jwt: { secret: jwtSecret, previousSecrets: list(e.JWT_PREVIOUS_SECRETS), ttl: e.JWT_TTL },
-    session: { secret: sessionSecret, ttl: e.SESSION_TTL },
+    session: { secret: sessionSecret, previousSecrets: list(e.SESSION_PREVIOUS_SECRETS), ttl: e.SESSION_TTL },
     captcha: { enabled: captchaOn, verifyUrl: e.CAPTCHA_VERIFY_URL, secret: e.CAPTCHA_SECRET },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxDir: join(dataDir, 'outbox'), logLinks: e.NODE_ENV === 'development' },
     google: { clientIds: list(e.GOOGLE_CLIENT_IDS), certsUrl: e.GOOGLE_CERTS_URL },

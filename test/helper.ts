@@ -88,7 +88,7 @@ export async function build (t: Tap, env: Record<string, string> = {}, deps: App
   // registered before the app's close: teardowns run last-first, so the check sees the closing lines
   capture?.assertNoLeaksIn(t)
   const config = testConfig(t, env)
-  for (const s of [config.jwt.secret, ...config.jwt.previousSecrets, config.session.secret, config.captcha.secret,
+  for (const s of [config.jwt.secret, ...config.jwt.previousSecrets, config.session.secret, ...config.session.previousSecrets, config.captcha.secret,
     config.stripe.secretKey, config.stripe.webhookSecret, config.ingest.token, GOOD_PASSWORD]) capture?.secret(s)
   const database = deps.database ?? await freshDatabase(t)
   const fastify = capture ? { ...deps.fastify, logger: { ...(loggerOptions(level) as object), stream: capture.stream } } : deps.fastify

@@ -43,7 +43,7 @@ declare module 'fastify' {
 export interface AuthOptions {
   sessions: SessionService
   jwt: { secret: string, previousSecrets: string[], ttl: number }
-  session: { secret: string, ttl: number }
+  session: { secret: string, previousSecrets: string[], ttl: number }
   /** ALLOW_HTTP: still issue the cookie (with its Secure flag) over plain HTTP */
   allowHttp: boolean
   allowedOrigins: string[]
@@ -55,7 +55,8 @@ async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
 
   await app.register(cookie)
   await app.register(session, {
-    secret: opts.session.secret,
+    // the first signs; cookies signed with a rotated-out secret (SESSION_PREVIOUS_SECRETS) still verify
+    secret: [opts.session.secret, ...opts.session.previousSecrets],
     cookieName: SESSION_COOKIE,
     store: sessions.store as never,
     saveUninitialized: false,

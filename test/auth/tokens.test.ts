@@ -1,8 +1,9 @@
-// Bearer JWTs (DESIGN 8.2): HS256 pinned, expiry, rotation through JWT_PREVIOUS_SECRETS, garbage.
+// Bearer JWTs (DESIGN 8.2): HS256 pinned, expiry, rotation through JWT_PREVIOUS_SECRETS, garbage;
+// session cookies across a SESSION_SECRET rotation (SESSION_PREVIOUS_SECRETS).
 import t from 'tap'
 import { createSigner } from 'fast-jwt'
 import { build } from '../helper.ts'
-import { ACCESS_DENIED, claims, FAST_ARGON2, info, post, registered, signedIn } from './support.ts'
+import { ACCESS_DENIED, claims, FAST_ARGON2, info, post, refresh, registered, signedIn } from './support.ts'
 
 const NEW_SECRET = 'the-new-jwt-secret-0123456789abcdefghijklmn'
 const OLD_SECRET = 'the-old-jwt-secret-0123456789abcdefghijklmn'
@@ -54,4 +55,25 @@ t.test('forged, expired, rotated and garbage tokens', async (t) => {
   // Rotation never resurrects an ended session.
   await post(app, '/auth/signout', undefined, { authorization: `Bearer ${token}` })
   await refused('a previous-secret token of a signed-out session', old({ sub, sid }))
+})
+
+t.test('session cookies signed with a rotated-out SESSION_SECRET keep working from SESSION_PREVIOUS_SECRETS', async (t) => {
+  const OLD_SESSION = 'the-old-session-secret-0123456789abcdefghij'
+  const NEW_SESSION = 'the-new-session-secret-0123456789abcdefghij'
+  const before = await build(t, { ...FAST_ARGON2, SESSION_SECRET: OLD_SESSION })
+  const { email } = await registered(before)
+  const { cookie } = await signedIn(before, email)
+  // the instances after the rotation, on the same database
+  const rotated = await build(t, { ...FAST_ARGON2, SESSION_SECRET: NEW_SESSION, SESSION_PREVIOUS_SECRETS: OLD_SESSION }, { database: before.database })
+  const unrotated = await build(t, { ...FAST_ARGON2, SESSION_SECRET: NEW_SESSION }, { database: before.database })
+
+  const refused = await refresh(unrotated, cookie)
+  t.equal(refused.statusCode, 401, 'without the previous secret, the old cookie is refused')
+  t.same(refused.json(), ACCESS_DENIED)
+  const res = await refresh(rotated, cookie)
+  t.equal(res.statusCode, 200, 'with it, the old cookie still refreshes')
+  t.equal(res.json().status, 'success')
+  t.equal((await info(rotated, res.json().token)).json().email, email)
+  const fresh = await signedIn(rotated, email)
+  t.equal((await refresh(unrotated, fresh.cookie)).statusCode, 200, 'new cookies are signed with the new secret')
 })

@@ -45,6 +45,7 @@ t.test('a wrong value is one line naming the variable', async (t) => {
     [{ JWT_TTL: '10' }, 'JWT_TTL'],
     [{ JWT_TTL: '7200', SESSION_TTL: '3600' }, 'JWT_TTL'],
     [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET'],
+    [{ SESSION_PREVIOUS_SECRETS: `${SECRET}, short` }, 'SESSION_PREVIOUS_SECRETS'],
     [{ SESSION_TTL: 'a month' }, 'SESSION_TTL'],
     [{ CAPTCHA: 'maybe' }, 'CAPTCHA'],
     [{ CAPTCHA: 'on' }, 'CAPTCHA_VERIFY_URL'],
