@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { build, uniqueEmail } from '../helper.ts'
 import { createDatabase } from '../../src/db/client.ts'
 import { FAST_ARGON2, info, signedIn, signup } from '../auth/support.ts'
+import { withoutCoverage } from '../peers/child-env.ts'
 import { childDatabase, ROOT, run } from './support.ts'
 
 /** `npm run --silent <script> -- args`, with the child's configuration in env */
@@ -15,7 +16,7 @@ function npm (script: string, args: string[], env: Record<string, string>): Prom
   return new Promise((resolve, reject) => {
     const child = spawn('npm', ['run', '--silent', script, '--', ...args], {
       cwd: ROOT,
-      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', TEST_DATABASE_URL: '', ...env },
+      env: withoutCoverage({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', TEST_DATABASE_URL: '', ...env }),
       stdio: ['ignore', 'pipe', 'pipe']
     })
     let stdout = ''

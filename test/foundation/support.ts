@@ -10,6 +10,7 @@ import postgres from 'postgres'
 import type { FastifyServerOptions } from 'fastify'
 import { testDatabaseUrl } from '../../src/config.ts'
 import { loggerOptions } from '../../src/logger.ts'
+import { withoutCoverage } from '../peers/child-env.ts'
 
 type Tap = { teardown: (fn: () => unknown) => void }
 
@@ -46,7 +47,7 @@ function childEnv (env: Record<string, string>): NodeJS.ProcessEnv {
   for (const [k, v] of Object.entries(process.env)) {
     if (!/^(NODE_ENV|HOST|PORT|PUBLIC_URL|DATA_DIR|DATABASE_URL|TLS.*|TRUST_PROXY|ALLOW_HTTP|JWT_.*|SESSION_.*|CAPTCHA.*|SMTP_URL|MAIL_FROM|REDIS_URL|WORKERS|DEMO_DATA|LOG_LEVEL|CORS_ORIGINS|TEST_DATABASE_URL)$/.test(k)) base[k] = v
   }
-  return { ...base, ...env }
+  return withoutCoverage({ ...base, ...env })
 }
 
 export function spawnEntry (script: string, args: string[], env: Record<string, string>): ChildProcess {

@@ -1,12 +1,11 @@
 // `npm run import` and `npm run demo-data`, run as the operator runs them: child processes against
 // an embedded database in a temporary DATA_DIR, or a new PostgreSQL database with TEST_DATABASE_URL.
 import t from 'tap'
-import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createDatabase, type Database } from '../../src/db/client.ts'
-import { childDatabase, ROOT, tempDir } from '../foundation/support.ts'
+import { childDatabase, run, tempDir } from '../foundation/support.ts'
 
 type Tap = { teardown: (fn: () => unknown) => void }
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url))
@@ -17,36 +16,25 @@ async function target (t: Tap): Promise<{ env: Record<string, string>, open: () 
   return { env, open: () => url ? createDatabase({ url }) : createDatabase({ dataDir }) }
 }
 
-function run (script: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null, stdout: string, stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env },
-      stdio: ['ignore', 'pipe', 'pipe']
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => { stdout += d })
-    child.stderr.on('data', (d) => { stderr += d })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
+/** a CLI run as the operator runs it, quiet, with the child's configuration in env */
+function cli (script: string, args: string[], env: Record<string, string> = {}) {
+  return run(script, args, { NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env })
 }
 
 t.test('npm run import: a good file exits 0, a bad one lists its lines and exits non-zero', async (t) => {
   const db = await target(t)
-  const bad = await run('src/cli/import.ts', [fixture('ingest-invalid.ndjson')], db.env)
+  const bad = await cli('src/cli/import.ts', [fixture('ingest-invalid.ndjson')], db.env)
   t.equal(bad.code, 1, bad.stderr)
   t.match(bad.stderr, /6 invalid lines:\n {2}line 3: unknown categoryId "c-nowhere"\n {2}line 6: source: must be one of/)
   t.match(bad.stderr, /line 10: unknown profileId "p-9"/)
   t.match(bad.stderr, /nothing imported/)
   t.notMatch(bad.stderr, /\r/, 'no progress bar when stderr is not a terminal')
 
-  const good = await run('src/cli/import.ts', [fixture('ingest-valid.ndjson')], db.env)
+  const good = await cli('src/cli/import.ts', [fixture('ingest-valid.ndjson')], db.env)
   t.equal(good.code, 0, good.stderr)
   t.match(good.stdout, /imported: category 3, redflag 1, interest 4, account 4, profile 4, follow 6, friend 2/)
 
-  const skip = await run('src/cli/import.ts', [fixture('ingest-invalid.ndjson'), '--skip-invalid'], db.env)
+  const skip = await cli('src/cli/import.ts', [fixture('ingest-invalid.ndjson'), '--skip-invalid'], db.env)
   t.equal(skip.code, 0, skip.stderr)
   t.match(skip.stderr, /6 invalid lines skipped:/)
   t.match(skip.stdout, /imported: category 1, redflag 0, interest 1, account 1, profile 2/)
@@ -63,12 +51,12 @@ t.test('npm run import: a good file exits 0, a bad one lists its lines and exits
 
 t.test('npm run import: usage and unreadable files', async (t) => {
   const db = await target(t)
-  const usage = await run('src/cli/import.ts', [], db.env)
+  const usage = await cli('src/cli/import.ts', [], db.env)
   t.equal(usage.code, 2)
   t.match(usage.stderr, /usage: npm run import -- FILE/)
-  const unknownFlag = await run('src/cli/import.ts', ['x.ndjson', '--force'], db.env)
+  const unknownFlag = await cli('src/cli/import.ts', ['x.ndjson', '--force'], db.env)
   t.equal(unknownFlag.code, 2)
-  const missing = await run('src/cli/import.ts', [join(tempDir(t), 'nope.ndjson')], db.env)
+  const missing = await cli('src/cli/import.ts', [join(tempDir(t), 'nope.ndjson')], db.env)
   t.equal(missing.code, 1)
   t.match(missing.stderr, /cannot read .*nope\.ndjson: ENOENT/)
 })
@@ -77,8 +65,8 @@ t.test('npm run demo-data: the same seed and month give the same bytes', async (
   const dir = tempDir(t)
   const file = (name: string) => join(dir, name)
   const runs = await Promise.all([
-    run('src/cli/demo-data.ts', ['--seed', '7', '--month', '2025-06', '--out', file('a.ndjson')]),
-    run('src/cli/demo-data.ts', ['--seed', '7', '--month', '2025-06', '--out', file('b.ndjson')])
+    cli('src/cli/demo-data.ts', ['--seed', '7', '--month', '2025-06', '--out', file('a.ndjson')]),
+    cli('src/cli/demo-data.ts', ['--seed', '7', '--month', '2025-06', '--out', file('b.ndjson')])
   ])
   for (const r of runs) t.equal(r.code, 0, r.stderr)
   t.match(runs[0].stderr, /wrote \d+ lines to .*a\.ndjson \(seed 7, months ending 2025-06\)/)
@@ -86,16 +74,16 @@ t.test('npm run demo-data: the same seed and month give the same bytes', async (
   t.ok(a.length > 1_000_000)
   t.ok(a.equals(readFileSync(file('b.ndjson'))), 'byte-identical')
 
-  const other = await run('src/cli/demo-data.ts', ['--seed', '8', '--month', '2025-06', '--out', file('c.ndjson')])
+  const other = await cli('src/cli/demo-data.ts', ['--seed', '8', '--month', '2025-06', '--out', file('c.ndjson')])
   t.equal(other.code, 0)
   t.notOk(a.equals(readFileSync(file('c.ndjson'))), 'another seed, other data')
 
-  const stdout = await run('src/cli/demo-data.ts', ['--seed', '7', '--month', '2025-06', '--out', '-'])
+  const stdout = await cli('src/cli/demo-data.ts', ['--seed', '7', '--month', '2025-06', '--out', '-'])
   t.equal(stdout.code, 0)
   t.equal(stdout.stdout, a.toString(), '--out - writes the same to stdout')
 
   for (const args of [['--out', file('x')], ['--seed', 'x', '--out', file('x')], ['--seed', '1'], ['--seed', '1', '--out', file('x'), '--month', '2025-13'], ['--bogus']]) {
-    const bad = await run('src/cli/demo-data.ts', args)
+    const bad = await cli('src/cli/demo-data.ts', args)
     t.equal(bad.code, 2, args.join(' '))
     t.match(bad.stderr, /usage: npm run demo-data/)
   }

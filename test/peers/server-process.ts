@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { TEST_JWT_SECRET } from '../helper.ts'
+import { withoutCoverage } from './child-env.ts'
 
 type Tap = { teardown: (fn: () => unknown) => void }
 
@@ -47,7 +48,7 @@ export async function startServer (t: Tap, env: Record<string, string>): Promise
   const dataDir = mkdtempSync(join(tmpdir(), 'pir-server-'))
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
-    env: { ...process.env, ...serverEnv({ DATA_DIR: dataDir, ...env }) },
+    env: withoutCoverage({ ...process.env, ...serverEnv({ DATA_DIR: dataDir, ...env }) }),
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''
