@@ -67,6 +67,10 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     // Otherwise a client whose SSE stream just ended reconnects on its open session, gets 503 and
     // gives up instead of resuming elsewhere, and close waits for idle sessions to time out (72 s).
     forceCloseConnections: deps.fastify?.http2 === true ? true : 'idle',
+    // A request that arrives while the app closes is served: the database and the services stay up
+    // until every connection has ended (src/plugins/lifecycle.ts ends each with its answer), and
+    // Fastify's own 503 for it has a body outside the GeneralError shape.
+    return503OnClosing: false,
     ...deps.fastify
   }).withTypeProvider<TypeBoxTypeProvider>()
 

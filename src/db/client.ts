@@ -60,13 +60,42 @@ function jsonParam (v: unknown): unknown {
   return v !== null && typeof v === 'object' && !(v instanceof Date) && !Array.isArray(v) && !Buffer.isBuffer(v) ? JSON.stringify(v) : v
 }
 
+/**
+ * Seconds a connection waits before its next connect attempt after a failed one. postgres.js's own
+ * backoff grows to 10-20 s after a few failures, and a query that needs a connection waits it out:
+ * after an outage of a few seconds, requests would hang and the service (the LISTEN connection
+ * included) would come back only that long after the database. Capped at half a second, jittered so
+ * that instances do not reconnect in step.
+ */
+function reconnectDelay (retries: number): number {
+  return Math.min(0.05 * 2 ** retries, 0.5) * (0.5 + Math.random() / 2)
+}
+
+// postgres.js, PGlite and the OS say "the database is not there" in different words.
+const DB_DOWN_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  '57P01', '57P02', '57P03', '53300', '08000', '08003', '08006', '08001', '08004'
+])
+
+/** the error says the database could not be reached (as opposed to refusing a statement) */
+export function isDatabaseDown (err: unknown): boolean {
+  for (let e = err as { code?: string, cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && DB_DOWN_CODES.has(e.code)) return true
+    if (e instanceof Error && /PGlite is closed/i.test(e.message)) return true
+  }
+  return false
+}
+
 export function fromPostgres (url: string, max = 10): Database {
   const sql = postgres(url, {
     max,
     onnotice: () => {},
-    // a dead server must surface as an error quickly, not as a hung request
-    connect_timeout: 5,
-    idle_timeout: 60
+    // a dead server must surface as an error quickly, not as a hung request: an unreachable host
+    // gives up after 3 s (+ at most the reconnect delay), inside the 5 s a request may wait (issue 8)
+    connect_timeout: 3,
+    idle_timeout: 60,
+    backoff: reconnectDelay
   })
   const db = drizzlePostgres(sql, { schema }) as unknown as Db
   return {

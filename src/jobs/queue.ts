@@ -1,8 +1,9 @@
 // The report-generation queue: pg-boss on the service's own database. pg-boss talks to it through
 // a small executeSql adapter, so the same queue runs on PostgreSQL and on embedded PGlite
 // (multi-statement SQL without parameters goes to exec, the rest to query).
+import { createRequire } from 'node:module'
 import PgBoss from 'pg-boss'
-import type { Database } from '../db/client.ts'
+import { isDatabaseDown, type Database } from '../db/client.ts'
 import type { ReportQueue } from '../services/reports.ts'
 
 export const GENERATE_QUEUE = 'report-generate'
@@ -15,34 +16,55 @@ export interface QueueOptions { jobExpireSeconds: number, maintenanceSeconds: nu
 // DESIGN 6: 3 attempts with backoff; a killed worker's job comes back after its expiry.
 const jobOptions = (o: QueueOptions) => ({ retryLimit: 2, retryDelay: 1, retryBackoff: true, expireInSeconds: o.jobExpireSeconds })
 
-function adapter (database: Database) {
+const SCHEMA = 'pgboss'
+
+type Log = { warn: (o: object, m: string) => void }
+
+// pg-boss 10 ends a job with a complete() or fail() that it does not await (manager.js, onFetch;
+// timgit/pg-boss#577): if the database is unreachable at that moment, the rejection goes unhandled
+// and takes the whole process down. Those two statements, taken from pg-boss's own plans, are
+// recognised below and, when the database is down, answered as "no job changed": the job stays
+// active and runs again after its expiry (report generation is safe to repeat).
+const plans = createRequire(import.meta.url)('pg-boss/src/plans.js') as Record<'completeJobs' | 'failJobsById', (schema: string) => string>
+const UNAWAITED = new Set([plans.completeJobs(SCHEMA), plans.failJobsById(SCHEMA)])
+
+function adapter (database: Database, log: Log) {
+  async function run (text: string, values?: unknown[]) {
+    if (!values?.length && database.kind === 'pglite' && text.includes(';')) {
+      await database.exec(text)
+      return { rows: [] }
+    }
+    if (!values?.length && database.kind === 'postgres') {
+      // postgres.js: several statements only go through the simple protocol, and a BEGIN … COMMIT
+      // among them needs a connection of its own
+      const conn = await database.sql!.reserve()
+      try {
+        const result = await conn.unsafe(text).simple()
+        const last = Array.isArray(result) && Array.isArray(result[result.length - 1]) ? result[result.length - 1] : result
+        return { rows: Array.isArray(last) ? [...last] : [] }
+      } finally {
+        conn.release()
+      }
+    }
+    return { rows: await database.query(text, values) }
+  }
   return {
     async executeSql (text: string, values?: unknown[]) {
-      if (!values?.length && database.kind === 'pglite' && text.includes(';')) {
-        await database.exec(text)
-        return { rows: [] }
+      try {
+        return await run(text, values)
+      } catch (err) {
+        if (!UNAWAITED.has(text) || !isDatabaseDown(err)) throw err
+        log.warn({ err: { message: (err as Error).message } }, 'the end of a job could not be recorded (database unavailable); the job runs again after its expiry')
+        return { rows: [{ count: 0 }] }
       }
-      if (!values?.length && database.kind === 'postgres') {
-        // postgres.js: several statements only go through the simple protocol, and a BEGIN … COMMIT
-        // among them needs a connection of its own
-        const conn = await database.sql!.reserve()
-        try {
-          const result = await conn.unsafe(text).simple()
-          const last = Array.isArray(result) && Array.isArray(result[result.length - 1]) ? result[result.length - 1] : result
-          return { rows: Array.isArray(last) ? [...last] : [] }
-        } finally {
-          conn.release()
-        }
-      }
-      return { rows: await database.query(text, values) }
     }
   }
 }
 
-export async function startQueue (database: Database, opts: QueueOptions, log: { warn: (o: object, m: string) => void }): Promise<PgBoss> {
+export async function startQueue (database: Database, opts: QueueOptions, log: Log): Promise<PgBoss> {
   const boss = new PgBoss({
-    db: adapter(database),
-    schema: 'pgboss',
+    db: adapter(database, log),
+    schema: SCHEMA,
     schedule: false,
     supervise: true,
     maintenanceIntervalSeconds: opts.maintenanceSeconds,

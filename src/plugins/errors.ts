@@ -3,6 +3,7 @@
 import type { Duplex } from 'node:stream'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { isDatabaseDown } from '../db/client.ts'
 import { fastifyClientErrors, statusMessages } from '../errors.ts'
 import { fieldErrorFor } from '../services/form-errors.ts'
 
@@ -11,21 +12,6 @@ declare module 'fastify' {
     /** a form endpoint: validation failures answer HTTP 200 {status:"error", fieldError} */
     form?: boolean
   }
-}
-
-// postgres.js, PGlite and the OS say "the database is not there" in different words.
-const DB_DOWN_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
-  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
-  '57P01', '57P02', '57P03', '53300', '08000', '08003', '08006', '08001', '08004'
-])
-
-export function isDatabaseDown (err: unknown): boolean {
-  for (let e = err as { code?: string, cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    if (typeof e.code === 'string' && DB_DOWN_CODES.has(e.code)) return true
-    if (e instanceof Error && /PGlite is closed/i.test(e.message)) return true
-  }
-  return false
 }
 
 function send (reply: FastifyReply, code: number, message: string) {

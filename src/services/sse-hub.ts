@@ -4,7 +4,8 @@
 // before it reads its backlog and buffers live events meanwhile, so nothing falls between the two;
 // events at or below what a stream already has are dropped, so nothing arrives twice.
 import { and, asc, desc, eq, gt, gte, lte, max } from 'drizzle-orm'
-import type { Db } from '../db/client.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { isDatabaseDown, type Db } from '../db/client.ts'
 import { reportEvents } from '../db/schema.ts'
 import { eventsAfter, type ReportEvent, type StatusEventData } from './report-events.ts'
 
@@ -90,6 +91,10 @@ interface Group {
 
 interface Log { warn: (obj: object, msg: string) => void }
 
+/** a fan-out read the database could not answer is tried this often, this far apart (5 s in all) */
+const READ_ATTEMPTS = 11
+const READ_RETRY_MS = 500
+
 export interface SseHubOptions {
   store: EventStore
   log?: Log
@@ -157,8 +162,22 @@ export function createSseHub (opts: SseHubOptions) {
     }
   }
 
+  // A read that fails because the database is away is tried again for a while: right after an outage
+  // the LISTEN connection can be back before the pool's connections are, and the announcement that
+  // follows a reconnect (relisten) would otherwise end every open stream of the instance.
+  async function retried (task: () => Promise<void>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await task()
+      } catch (err) {
+        if (closed || attempt >= READ_ATTEMPTS || !isDatabaseDown(err)) throw err
+        await sleep(READ_RETRY_MS)
+      }
+    }
+  }
+
   function enqueue (reportId: string, g: Group, task: () => Promise<void>) {
-    g.chain = g.chain.then(task).catch((err: Error) => {
+    g.chain = g.chain.then(() => retried(task)).catch((err: Error) => {
       // The events this read would have carried are in the table, but no announcement may follow
       // (a done is the last): end the report's streams, whose clients reconnect with Last-Event-ID
       // and read them there.

@@ -1,12 +1,13 @@
 // A server process as an operator starts one (`node --import tsx src/server.ts`) with an environment
-// of its own, for tests that need several instances. The OS picks its port (PORT=0); its address is
-// read from its "Server listening at" log line. Stopped with SIGTERM at teardown, as in production.
+// of its own, for tests that need several instances, and a report worker process (`npm run worker`).
+// The OS picks the server's port (PORT=0); its address is read from its "Server listening at" log
+// line. Stopped with SIGTERM at teardown, as in production. call() and signedInOn() talk to its API.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { TEST_JWT_SECRET } from '../helper.ts'
+import { GOOD_PASSWORD, TEST_JWT_SECRET, uniqueEmail } from '../helper.ts'
 import { withoutCoverage } from './child-env.ts'
 
 type Tap = { teardown: (fn: () => unknown) => void }
@@ -22,6 +23,8 @@ export interface ServerProcess {
   output: () => string
   /** SIGTERM and wait for the exit; SIGKILL if it does not come */
   stop: () => Promise<void>
+  /** the exit code (null when killed by a signal), once it exits */
+  exited: Promise<number | null>
 }
 
 /** the environment every instance of one deployment shares, plus what a test sets */
@@ -45,15 +48,25 @@ export function serverEnv (env: Record<string, string>): Record<string, string> 
 }
 
 export async function startServer (t: Tap, env: Record<string, string>): Promise<ServerProcess> {
+  return await startProcess(t, 'src/server.ts', env, /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/)
+}
+
+/** `npm run worker`: a report worker process without a listener (its url is '') */
+export async function startWorker (t: Tap, env: Record<string, string>): Promise<ServerProcess> {
+  return await startProcess(t, 'src/cli/worker.ts', env, /"msg":"report worker started"()/)
+}
+
+/** an entry point, started once its log shows `ready` (whose first group is its URL) */
+async function startProcess (t: Tap, script: string, env: Record<string, string>, ready: RegExp): Promise<ServerProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pir-server-'))
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: ROOT,
     env: withoutCoverage({ ...process.env, ...serverEnv({ DATA_DIR: dataDir, ...env }) }),
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''
   let exited = false
-  const exit = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve() }))
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => { exited = true; resolve(code) }))
   const stop = async () => {
     if (!exited) {
       child.kill('SIGTERM')
@@ -66,10 +79,10 @@ export async function startServer (t: Tap, env: Record<string, string>): Promise
   t.teardown(stop)
 
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start within ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS)
+    const timer = setTimeout(() => reject(new Error(`${script} did not start within ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS)
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
-      const m = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/.exec(output)
+      const m = ready.exec(output)
       if (m) {
         clearTimeout(timer)
         resolve(m[1])
@@ -79,8 +92,33 @@ export async function startServer (t: Tap, env: Record<string, string>): Promise
     child.stderr!.on('data', onData)
     child.once('exit', (code) => {
       clearTimeout(timer)
-      reject(new Error(`the server exited with ${code} before it listened:\n${output}`))
+      reject(new Error(`${script} exited with ${code} before it was ready:\n${output}`))
     })
   })
-  return { url, child, output: () => output, stop }
+  return { url, child, output: () => output, stop, exited: exit }
+}
+
+/** one request to a server process's API (`path` under /api/v1), JSON in and out */
+export async function call (server: { url: string }, method: string, path: string, headers: Record<string, string> = {}, body?: unknown,
+  opts: { timeoutMs?: number } = {}) {
+  const res = await fetch(`${server.url}/api/v1${path}`, {
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: opts.timeoutMs ? AbortSignal.timeout(opts.timeoutMs) : undefined
+  })
+  const text = await res.text()
+  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined }
+}
+
+/** a new account on a server process (CAPTCHA off), signed in: its JWT, session cookie and e-mail */
+export async function signedInOn (server: { url: string }, prefix = 'user') {
+  const email = uniqueEmail(prefix)
+  const up = await call(server, 'POST', '/auth/signup', {}, { email, password: GOOD_PASSWORD, token: 'captcha' })
+  if (up.json?.status !== 'success') throw new Error(`signup failed: ${JSON.stringify(up.json)}`)
+  const res = await call(server, 'POST', '/auth/signin', {}, { email, password: GOOD_PASSWORD, token: true })
+  if (res.json?.status !== 'success') throw new Error(`signin failed: ${JSON.stringify(res.json)}`)
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('sid='))!.split(';')[0]
+  const token = res.json.token as string
+  return { email, token, cookie, auth: { authorization: `Bearer ${token}` } }
 }

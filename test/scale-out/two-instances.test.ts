@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { freshDatabase, GOOD_PASSWORD, onPostgres, uniqueEmail } from '../helper.ts'
 import { until } from '../peers/wait.ts'
-import { startServer, type ServerProcess } from '../peers/server-process.ts'
+import { call, startServer } from '../peers/server-process.ts'
 import { generationEvents, openEventSource, seen } from '../sse/client.ts'
 import { databaseUrl, listenConnections } from '../sse/databases.ts'
 
@@ -16,16 +16,6 @@ const INGEST_TOKEN = 'scale-out-ingest-token-0123456789'
 const fixture = fileURLToPath(new URL('../fixtures/ingest-valid.ndjson', import.meta.url))
 
 const skip = onPostgres ? false : 'two processes on one database need PostgreSQL (set TEST_DATABASE_URL); PGlite lives inside one process'
-
-async function call (server: ServerProcess, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
-  const res = await fetch(`${server.url}/api/v1${path}`, {
-    method,
-    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  const text = await res.text()
-  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined }
-}
 
 t.test('two instances on one database: sessions, revocation, jobs and SSE fan-out across them', { skip }, async (t) => {
   const database = await freshDatabase(t)

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { migrationsApplied } from '../../db/migrate.ts'
-import { isDatabaseDown } from '../../plugins/errors.ts'
+import { isDatabaseDown } from '../../db/client.ts'
 
 const HealthSchema = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),

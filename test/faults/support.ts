@@ -1,0 +1,92 @@
+// Shared by the fault tests (not a test file itself): steady request load against a server process
+// with every outcome recorded, and a table lock that stops a report worker in the middle of a report.
+import postgres from 'postgres'
+import { call } from '../peers/server-process.ts'
+
+type Tap = { teardown: (fn: () => unknown) => void }
+
+/** a request of the load: a GET of a path, or another method with a JSON body */
+export type LoadRequest = string | { method: string, path: string, body: unknown }
+
+/** one request of the load: when it left and came back (ms since the epoch), and how it ended */
+export interface Outcome {
+  /** `GET /path` */
+  request: string
+  start: number
+  end: number
+  /** the HTTP status, or 0 when no answer came (refused, reset, or the client's own 30 s limit) */
+  status: number
+  body?: unknown
+  error?: string
+}
+
+/**
+ * `concurrency` clients, each sending the requests one after another, in turn, until stopped (at the
+ * latest at teardown), a moment apart after a failed connection so that a refused port is not a
+ * busy loop.
+ */
+export function steadyLoad (t: Tap, server: { url: string }, headers: Record<string, string>, requests: LoadRequest[], concurrency = 4) {
+  const outcomes: Outcome[] = []
+  let running = true
+  const clients = Array.from({ length: concurrency }, async (_, i) => {
+    for (let n = i; running; n++) {
+      const r = requests[n % requests.length]
+      const { method, path, body } = typeof r === 'string' ? { method: 'GET', path: r, body: undefined } : r
+      const request = `${method} ${path}`
+      const start = Date.now()
+      try {
+        const res = await call(server, method, path, headers, body, { timeoutMs: 30_000 })
+        outcomes.push({ request, start, end: Date.now(), status: res.status, body: res.json })
+      } catch (err) {
+        outcomes.push({ request, start, end: Date.now(), status: 0, error: String((err as Error).cause ?? (err as Error).message) })
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+    }
+  })
+  const stop = async () => {
+    running = false
+    await Promise.all(clients)
+  }
+  t.teardown(stop)
+  return { outcomes, stop }
+}
+
+/** a 2xx answer */
+export const succeeded = (o: Outcome): boolean => o.status >= 200 && o.status < 300
+
+/**
+ * Hold an ACCESS EXCLUSIVE lock on `table` in an open transaction, on a connection of its own: a
+ * report worker that reads the table waits there, in the middle of its report (its first stage
+ * already committed). release() rolls back; it is also the teardown. A connection that the server
+ * ended meanwhile (the database stopped) is not written to again: postgres.js would throw on the
+ * closed socket, outside any promise.
+ */
+export async function holdTable (t: Tap, url: string, table: string): Promise<{ release: () => Promise<void> }> {
+  let closed = false
+  const client = postgres(url, { max: 1, onnotice: () => {}, onclose: () => { closed = true } })
+  const conn = await client.reserve()
+  await conn.unsafe('begin')
+  await conn.unsafe(`lock table ${table} in access exclusive mode`)
+  let released = false
+  const release = async () => {
+    if (released) return
+    released = true
+    if (!closed) await conn.unsafe('rollback').catch(() => {})
+    conn.release()
+    await client.end({ timeout: 0 })
+  }
+  t.teardown(release)
+  return { release }
+}
+
+/** what a server process logged at error level or above (pino's JSON lines) */
+export function errorLines (output: string): string[] {
+  return output.split('\n').filter((l) => /^\{.*"level":(50|60)/.test(l))
+}
+
+/** one outcome in a line, for a failing assertion's message */
+export const brief = (o: Outcome): string =>
+  `${o.request} ${o.status || o.error} after ${o.end - o.start} ms${succeeded(o) ? '' : `: ${JSON.stringify(o.body ?? '')}`}`
+
+/** the largest of some numbers (0 for none), for figures in assertion messages */
+export const most = (xs: number[]): number => xs.reduce((a, b) => Math.max(a, b), 0)
