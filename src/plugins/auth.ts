@@ -6,7 +6,7 @@ import cookie from '@fastify/cookie'
 import session from '@fastify/session'
 import jwt from '@fastify/jwt'
 import { createVerifier } from 'fast-jwt'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { CrossSiteRequest, Unauthorized } from '../errors.ts'
 import { SESSION_ENDED_CHANNEL, type SessionService } from '../services/sessions.ts'
 
@@ -27,6 +27,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     sessions: SessionService
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+    /** @fastify/session and its cookie, for the route scopes that register it (see below) */
+    sessionCookie: FastifyPluginAsync
     /** the user of a Bearer token if one is sent, else of the session cookie; null when neither */
     identify: (request: FastifyRequest) => Promise<AuthUser | null>
     issueToken: (user: AuthUser) => string
@@ -49,16 +51,13 @@ export interface AuthOptions {
   allowedOrigins: string[]
 }
 
-async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
-  const { sessions } = opts
-  app.decorate('sessions', sessions)
-
+async function sessionCookie (app: FastifyInstance, opts: AuthOptions) {
   await app.register(cookie)
   await app.register(session, {
     // the first signs; cookies signed with a rotated-out secret (SESSION_PREVIOUS_SECRETS) still verify
     secret: [opts.session.secret, ...opts.session.previousSecrets],
     cookieName: SESSION_COOKIE,
-    store: sessions.store as never,
+    store: opts.sessions.store as never,
     saveUninitialized: false,
     rolling: false,
     cookie: {
@@ -84,6 +83,16 @@ async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
     reply.header('set-cookie', list.filter((c, i) => !isSid(c) || i === last)
       .map((c) => opts.allowHttp && isSid(c) && !/;\s*Secure/i.test(c) ? `${c}; Secure` : c))
   })
+}
+
+async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
+  const { sessions } = opts
+  app.decorate('sessions', sessions)
+
+  // Cookies (@fastify/cookie) and the session cookie are decoded only in the scopes that use them
+  // (sign-in, refresh, sign-out, SSE), each registering app.sessionCookie: anywhere else (every
+  // Bearer call) @fastify/session would make, sign and hash a session for each request, only to drop it.
+  app.decorate('sessionCookie', fp(async (scope: FastifyInstance) => sessionCookie(scope, opts)))
 
   await app.register(jwt, {
     secret: opts.jwt.secret,
@@ -93,7 +102,14 @@ async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
   // Tokens signed with a rotated-out secret still verify until they expire (JWT_PREVIOUS_SECRETS).
   const previous = opts.jwt.previousSecrets.map((key) => createVerifier({ key, algorithms: ['HS256'], cache: true }))
 
-  function verify (token: string): AuthUser | null {
+  // Tokens verified already, by their text, until they expire: a Bearer request then costs a Map
+  // lookup rather than a SHA-256 of the token (fast-jwt's cache key) and its checks. Bounded, oldest first out.
+  const verified = new Map<string, { id: string, sid: string, expMs: number }>()
+  const VERIFIED_MAX = 10_000
+
+  function claimsOf (token: string): { id: string, sid: string, expMs: number } | null {
+    const known = verified.get(token)
+    if (known && known.expMs > Date.now()) return known
     let claims: Record<string, unknown> | undefined
     try {
       claims = app.jwt.verify<Record<string, unknown>>(token)
@@ -103,8 +119,19 @@ async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
       }
     }
     if (!claims || typeof claims.sub !== 'string' || typeof claims.sid !== 'string') return null
-    if (sessions.isEnded(claims.sid)) return null
-    return { id: claims.sub, sid: claims.sid }
+    const entry = { id: claims.sub, sid: claims.sid, expMs: typeof claims.exp === 'number' ? claims.exp * 1000 : 0 }
+    if (entry.expMs > 0) {
+      if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!)
+      verified.set(token, entry)
+    }
+    return entry
+  }
+
+  function verify (token: string): AuthUser | null {
+    const claims = claimsOf(token)
+    // the ended set is asked every time: a session can end while its tokens are still unexpired
+    if (!claims || sessions.isEnded(claims.sid)) return null
+    return { id: claims.id, sid: claims.sid }
   }
 
   function bearer (request: FastifyRequest): string | undefined {

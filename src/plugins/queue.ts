@@ -24,7 +24,9 @@ export interface QueuePluginOptions extends QueueOptions {
 async function queuePlugin (app: FastifyInstance, opts: QueuePluginOptions) {
   const boss = await startQueue(app.database, opts, app.log)
   app.decorate('queue', { boss, reports: reportQueue(boss, opts) })
-  await startWorkers(boss, createReportGenerator({ database: app.database, now: opts.now }), opts.workers, opts.observeJob)
+  // the services plugin comes after this one: the account service is looked up when a refund happens
+  const accountChanged = (userId: string) => app.services.accounts.changed(userId)
+  await startWorkers(boss, createReportGenerator({ database: app.database, now: opts.now, accountChanged }), opts.workers, opts.observeJob)
   app.addHook('preClose', async () => {
     await boss.stop({ graceful: true, wait: true, timeout: 8000 })
   })

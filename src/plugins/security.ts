@@ -1,8 +1,9 @@
 // Security headers (helmet, HSTS included), CORS only for configured origins, and the HTTPS guard:
 // behind a TLS-terminating proxy (TLS=off) a request must say it came over HTTPS through a trusted
 // proxy's X-Forwarded-Proto, unless ALLOW_HTTP (tests, benchmarks).
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import fp from 'fastify-plugin'
-import helmet from '@fastify/helmet'
+import helmet, { type HelmetOptions } from 'helmet'
 import cors from '@fastify/cors'
 import type { FastifyInstance } from 'fastify'
 import { HttpsRequired } from '../errors.ts'
@@ -16,11 +17,18 @@ export interface SecurityOptions {
 async function securityPlugin (app: FastifyInstance, opts: SecurityOptions) {
   // The API speaks JSON: a text/plain body is 415, not a string handed to a schema (DESIGN 3.1, 8.8).
   app.removeContentTypeParser('text/plain')
-  await app.register(helmet, {
+  // helmet's headers depend on its options alone: worked out once here, not by running helmet on
+  // every request. They go on the raw response, as helmet puts them, so that a hijacked answer (SSE) has them too.
+  const headers = Object.entries(helmetHeaders({
     hsts: { maxAge: 31536000, includeSubDomains: true },
     contentSecurityPolicy: {
       directives: { 'default-src': ["'self'"], 'img-src': ["'self'", 'data:', 'https:'], 'connect-src': ["'self'"] }
     }
+  }))
+  app.addHook('onRequest', (_request, reply, done) => {
+    const res = reply.raw
+    for (const [name, value] of headers) res.setHeader(name, value)
+    done()
   })
   if (opts.corsOrigins.length) {
     await app.register(cors, { origin: opts.corsOrigins, credentials: true, maxAge: 600 })
@@ -30,6 +38,17 @@ async function securityPlugin (app: FastifyInstance, opts: SecurityOptions) {
       if (request.protocol !== 'https') throw new HttpsRequired()
     })
   }
+}
+
+/** the headers helmet sets with these options */
+export function helmetHeaders (options: HelmetOptions): Record<string, string> {
+  const headers: Record<string, string> = {}
+  const res = {
+    setHeader: (name: string, value: string) => { headers[name] = value },
+    removeHeader: (name: string) => { delete headers[name] }
+  }
+  helmet(options)({} as IncomingMessage, res as unknown as ServerResponse, () => {})
+  return headers
 }
 
 export default fp(securityPlugin, { name: 'security' })

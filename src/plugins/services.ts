@@ -3,14 +3,14 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.ts'
-import { createAccountService } from '../services/accounts.ts'
+import { ACCOUNT_CHANGED_CHANNEL, createAccountService } from '../services/accounts.ts'
 import { createAuditService } from '../services/audit.ts'
 import { createBillingService } from '../services/billing.ts'
 import { createCaptchaService } from '../services/captcha.ts'
 import { createMailService, type MailService } from '../services/mail.ts'
 import { createPasswordService } from '../services/passwords.ts'
 import { createPromocodeService } from '../services/promocodes.ts'
-import { createReportService } from '../services/reports.ts'
+import { createReportService, REPORT_CHANGED_CHANNEL } from '../services/reports.ts'
 import { createRecoveryService } from '../services/recovery.ts'
 import { createGoogleAccountService, createGoogleService } from '../services/google.ts'
 
@@ -33,14 +33,16 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
     publicUrl: config.publicUrl,
     signupFreeReports: config.signupFreeReports
   })
-  const reports = createReportService({ database, queue: app.queue.reports, now })
+  // the writers of what GET /auth/info shows drop the account's in-memory view as they write it
+  const accountChanged = accounts.changed
+  const reports = createReportService({ database, queue: app.queue.reports, now, accountChanged })
   // The session service is decorated by the auth plugin, registered after this one: resolved at call time.
   const endSessionsOfUser = (userId: string) => app.sessions.endAllOfUser(userId)
-  const recovery = createRecoveryService({ database, passwords, mail, audit, endSessionsOfUser, now, publicUrl: config.publicUrl })
+  const recovery = createRecoveryService({ database, passwords, mail, audit, endSessionsOfUser, accountChanged, now, publicUrl: config.publicUrl })
   const google = createGoogleService(config.google)
-  const googleAccounts = createGoogleAccountService({ database, audit, endSessionsOfUser, now, signupFreeReports: config.signupFreeReports })
+  const googleAccounts = createGoogleAccountService({ database, audit, endSessionsOfUser, accountChanged, now, signupFreeReports: config.signupFreeReports })
   const billing = createBillingService({
-    database, now, log: app.log,
+    database, now, log: app.log, accountChanged,
     config: config.stripe,
     allowedOrigins: [new URL(config.publicUrl).origin, ...config.corsOrigins],
     defaultReturnUrl: `${config.publicUrl}/`
@@ -57,7 +59,13 @@ declare module 'fastify' {
 async function servicesPlugin (app: FastifyInstance, opts: ServicesOptions) {
   const services = buildServices(app, opts)
   app.decorate('services', services)
+  // Changes made by other instances and processes (drizzle/0003's triggers) reach the in-memory
+  // views here; on every (re)connect of the LISTEN connection they start afresh, as notifications
+  // may have been missed meanwhile.
+  const { accounts, reports } = services
+  await app.events.on(ACCOUNT_CHANGED_CHANNEL, (userId) => accounts.changed(userId), () => accounts.forgetAll())
+  await app.events.on(REPORT_CHANGED_CHANNEL, (reportId) => reports.changed(reportId), () => reports.forgetAll())
   app.addHook('onClose', async () => { services.mail.close() })
 }
 
-export default fp(servicesPlugin, { name: 'services', dependencies: ['db', 'queue'] })
+export default fp(servicesPlugin, { name: 'services', dependencies: ['db', 'events', 'queue'] })

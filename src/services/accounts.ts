@@ -11,8 +11,11 @@ import type { MailService } from './mail.ts'
 import type { PasswordService } from './passwords.ts'
 import type { PromocodeService } from './promocodes.ts'
 import { currentSubscription } from './subscription-state.ts'
+import { createViewCache } from './view-cache.ts'
 
 export const CONFIRM_TTL_MS = 7 * 24 * 3600 * 1000
+/** the NOTIFY channel of drizzle/0003's triggers: a user id whose row or subscriptions changed */
+export const ACCOUNT_CHANGED_CHANNEL = 'account_changed'
 const BACKOFF_AFTER = 5
 const BACKOFF_MAX_S = 300
 
@@ -90,6 +93,28 @@ export function createAccountService (deps: Deps) {
         }
       })
   }
+
+  async function loadInfo (userId: string) {
+    const [user] = await db.select().from(users).where(eq(users.id, userId))
+    if (!user) return null
+    const subscription = await currentSubscription(db, userId)
+    return {
+      id: user.id,
+      email: user.email,
+      confirmed: user.confirmedAt !== null,
+      hasPassword: user.passwordHash !== null,
+      idp: { google: user.googleSub !== null },
+      ...(user.acquisitionCode !== null ? { acquisitionCode: user.acquisitionCode } : {}),
+      ...(user.promocode !== null ? { promocode: user.promocode } : {}),
+      reportCredits: user.reportCredits,
+      subscription,
+      createdAt: user.createdAt.toISOString()
+    }
+  }
+
+  // GET /auth/info comes with every page load and poll of a client: served from memory, one entry
+  // per user, dropped when the account changes (src/services/view-cache.ts). An unknown user is not kept.
+  const infoView = createViewCache({ load: loadInfo, keep: (v) => v !== null, maxEntries: 100_000, ttlMs: 60_000 })
 
   return {
     async signup (input: SignupInput, meta: RequestMeta) {
@@ -173,7 +198,10 @@ export function createAccountService (deps: Deps) {
           .where(and(eq(users.id, token.userId), isNull(users.confirmedAt))).returning({ id: users.id })
         return rows.length > 0
       })
-      if (confirmedNow) await deps.audit.record(AUDIT.confirm, token.userId, meta)
+      if (confirmedNow) {
+        infoView.invalidate(token.userId)
+        await deps.audit.record(AUDIT.confirm, token.userId, meta)
+      }
       return true
     },
 
@@ -184,23 +212,13 @@ export function createAccountService (deps: Deps) {
       deps.mail.sendLater(confirmationMail(user.email, secret))
     },
 
-    async info (userId: string) {
-      const [user] = await db.select().from(users).where(eq(users.id, userId))
-      if (!user) return null
-      const subscription = await currentSubscription(db, userId)
-      return {
-        id: user.id,
-        email: user.email,
-        confirmed: user.confirmedAt !== null,
-        hasPassword: user.passwordHash !== null,
-        idp: { google: user.googleSub !== null },
-        ...(user.acquisitionCode !== null ? { acquisitionCode: user.acquisitionCode } : {}),
-        ...(user.promocode !== null ? { promocode: user.promocode } : {}),
-        reportCredits: user.reportCredits,
-        subscription,
-        createdAt: user.createdAt.toISOString()
-      }
-    }
+    /** what GET /auth/info shows, from memory while the account is unchanged */
+    info: (userId: string) => infoView.get(userId),
+
+    /** the account changed (this process wrote it, or a NOTIFY said so): the next info() reads it again */
+    changed: (userId: string) => { infoView.invalidate(userId) },
+    /** the LISTEN connection (re)connected: notifications may have been missed */
+    forgetAll: () => { infoView.clear() }
   }
 }
 

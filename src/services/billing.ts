@@ -34,6 +34,8 @@ export interface BillingDeps {
   defaultReturnUrl: string
   now?: () => number
   log?: Log
+  /** a user's subscription changed here (src/services/accounts.ts drops its view of the account) */
+  accountChanged?: (userId: string) => void
 }
 
 type StripeOptions = NonNullable<ConstructorParameters<typeof Stripe>[1]>
@@ -247,7 +249,7 @@ export function createBillingService (deps: BillingDeps) {
         throw err
       }))
     }
-    return db.transaction(async (tx) => {
+    const outcome = await db.transaction(async (tx): Promise<Outcome> => {
       if (!await recordEvent(tx, event)) return 'duplicate'
       if (sub.customerId && !owner.stripeCustomerId) {
         await tx.update(users).set({ stripeCustomerId: sub.customerId })
@@ -280,6 +282,8 @@ export function createBillingService (deps: BillingDeps) {
       })
       return stale ? 'ignored' : 'applied'
     })
+    if (outcome === 'applied') deps.accountChanged?.(owner.id)
+    return outcome
   }
 
   async function onCheckoutCompleted (event: { id: string, type: string, created: number }, session: Json): Promise<Outcome> {

@@ -93,6 +93,8 @@ interface AccountDeps {
   audit: AuditService
   /** ends every session of a user and announces it (the session service, resolved at call time) */
   endSessionsOfUser: (userId: string) => Promise<void>
+  /** a user's account changed here (src/services/accounts.ts drops its view of it) */
+  accountChanged?: (userId: string) => void
   signupFreeReports: number
   now?: () => number
 }
@@ -134,6 +136,7 @@ export function createGoogleAccountService (deps: AccountDeps) {
         .where(and(eq(users.id, before.id), isNull(users.googleSub), dropPassword ? isNull(users.confirmedAt) : sql`true`))
         .returning({ id: users.id })
       if (!linked) return null // changed under us: try again
+      deps.accountChanged?.(linked.id)
       if (dropPassword) await deps.endSessionsOfUser(linked.id)
       await deps.audit.record(AUDIT.idpLink, linked.id, meta)
       return { userId: linked.id, isNewUser: false }
@@ -178,6 +181,7 @@ export function createGoogleAccountService (deps: AccountDeps) {
       const rows = await db.update(users).set({ googleSub: null })
         .where(and(eq(users.id, userId), isNotNull(users.passwordHash))).returning({ id: users.id })
       if (!rows.length) return 'no-password'
+      deps.accountChanged?.(userId)
       await deps.audit.record(AUDIT.idpUnlink, userId, meta)
       return 'ok'
     }

@@ -21,6 +21,8 @@ interface Deps {
   audit: AuditService
   /** ends every session of a user and announces it (the session service, resolved at call time) */
   endSessionsOfUser: (userId: string) => Promise<void>
+  /** a user's account changed here (src/services/accounts.ts drops its view of it) */
+  accountChanged?: (userId: string) => void
   publicUrl: string
   now?: () => number
 }
@@ -106,6 +108,7 @@ export function createRecoveryService (deps: Deps) {
         return used.userId
       })
       if (!userId) return invalidLink
+      deps.accountChanged?.(userId)
 
       await deps.endSessionsOfUser(userId)
       // The owner has just proven the mailbox: a sign-in backoff built up by someone else ends here.

@@ -9,7 +9,12 @@ import { announce, appendEvent, type ReportStage } from './report-events.ts'
 import { loadReportInput } from './report-loader.ts'
 import type { StoredProfile } from './reports.ts'
 
-export function createReportGenerator (deps: { database: Database, now?: () => number }) {
+export function createReportGenerator (deps: {
+  database: Database
+  now?: () => number
+  /** a refund changed a user's credits (this process's view of the account is dropped at once) */
+  accountChanged?: (userId: string) => void
+}) {
   const { database } = deps
   const db = database.db
   const now = () => new Date((deps.now ?? Date.now)())
@@ -70,15 +75,17 @@ export function createReportGenerator (deps: { database: Database, now?: () => n
 
     /** every attempt failed: the report is failed and a held credit goes back to its owner */
     async fail (reportId: string, error = 'report generation failed'): Promise<void> {
-      const seqs = await db.transaction(async (tx) => {
+      const { seqs, refunded } = await db.transaction(async (tx) => {
         const [row] = await tx.select({ status: reports.status, userId: reports.userId, creditHeld: reports.creditHeld, progress: reports.progress, stage: reports.stage })
           .from(reports).where(eq(reports.id, reportId)).for('update')
-        if (!row || (row.status !== 'queued' && row.status !== 'generating')) return []
+        if (!row || (row.status !== 'queued' && row.status !== 'generating')) return { seqs: [], refunded: null }
         if (row.creditHeld) await tx.update(users).set({ reportCredits: sql`${users.reportCredits} + 1` }).where(eq(users.id, row.userId))
-        return await finish(tx, reportId, { status: 'failed', error, creditHeld: false }, { status: 'failed', error }, row.progress,
+        const seqs = await finish(tx, reportId, { status: 'failed', error, creditHeld: false }, { status: 'failed', error }, row.progress,
           // the stage it stopped in
           (row.stage ?? 'queued') as ReportStage)
+        return { seqs, refunded: row.creditHeld ? row.userId : null }
       })
+      if (refunded) deps.accountChanged?.(refunded)
       await announce(database, reportId, seqs)
     }
   }

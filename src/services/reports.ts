@@ -8,9 +8,12 @@ import { SOURCES, type Source } from '../../schemas/common.ts'
 import type { ReportProfile, SourceProfile } from '../../schemas/report.ts'
 import { BadRequest, Forbidden, notFound, PaymentRequired } from '../errors.ts'
 import { announce, appendEvent } from './report-events.ts'
+import { createViewCache } from './view-cache.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export const ACTIVE_SUBSCRIPTION = ['active', 'trialing']
+/** the NOTIFY channel of drizzle/0003's trigger: the id of a ready report that changed (was deleted) */
+export const REPORT_CHANGED_CHANNEL = 'report_changed'
 
 /** what a report stores of each of its profiles, in source order */
 export interface StoredProfile extends ReportProfile { profileId: string }
@@ -22,10 +25,38 @@ export interface ReportQueue {
 
 const sourceRank = (s: string) => SOURCES.indexOf(s as Source)
 
-export function createReportService (deps: { database: Database, queue: ReportQueue, now?: () => number }) {
+export function createReportService (deps: {
+  database: Database
+  queue: ReportQueue
+  now?: () => number
+  /** a user's credits changed here (src/services/accounts.ts drops its view of the account) */
+  accountChanged?: (userId: string) => void
+}) {
   const { database } = deps
   const db = database.db
   const now = () => new Date((deps.now ?? Date.now)())
+
+  /** the state GET /report/{id} answers with: one query, the stored bytes and ETag included once ready */
+  async function loadRead (reportId: string) {
+    const [row] = await db.select({
+      userId: reports.userId, status: reports.status, progress: reports.progress, createdAt: reports.createdAt,
+      body: reports.body, etag: reports.etag
+    }).from(reports).where(eq(reports.id, reportId))
+    if (!row) return null
+    const ready = row.status === 'ready' && row.body !== null && row.etag !== null
+    return { ...row, body: ready ? Buffer.from(row.body!) : null }
+  }
+
+  // A ready report never changes, it can only be deleted: its bytes are kept in memory, as a Buffer
+  // that goes out as it is, until it is deleted here or a NOTIFY says so (src/services/view-cache.ts).
+  const readView = createViewCache({
+    load: loadRead,
+    keep: (r) => r !== null && r.body !== null,
+    bytes: (r) => (r?.body?.length ?? 0) + 256,
+    maxBytes: 64 * 1024 * 1024,
+    maxEntries: 10_000,
+    ttlMs: 60_000
+  })
 
   /** the report if it is this user's: 404 when unknown, 403 when another user's */
   async function owned (userId: string, reportId: string) {
@@ -93,9 +124,10 @@ export function createReportService (deps: { database: Database, queue: ReportQu
         }
         await tx.update(reports).set({ creditHeld }).where(eq(reports.id, reportId))
         const seq = await appendEvent(tx, reportId, 'status', { reportId, status: 'queued', progress: 0, stage: 'queued' })
-        return { queued: true as const, jobId: claimed.jobId!, seq }
+        return { queued: true as const, jobId: claimed.jobId!, seq, creditHeld }
       })
       if (result.queued) {
+        if (result.creditHeld) deps.accountChanged?.(userId)
         await announce(database, reportId, [result.seq])
         await deps.queue.send(reportId, result.jobId)
       }
@@ -123,14 +155,14 @@ export function createReportService (deps: { database: Database, queue: ReportQu
 
     /** a ready report's stored bytes and ETag, or the state of one that is not ready yet */
     async read (userId: string, reportId: string) {
-      const r = await owned(userId, reportId)
-      if (r.status === 'ready') {
-        const [row] = await db.select({ body: reports.body, etag: reports.etag }).from(reports).where(eq(reports.id, reportId))
-        return { ready: true as const, body: row.body!, etag: row.etag! }
-      }
+      if (!UUID.test(reportId)) throw notFound('report not found')
+      const r = await readView.get(reportId)
+      if (!r) throw notFound('report not found')
+      if (r.userId !== userId) throw new Forbidden()
+      if (r.body !== null) return { ready: true as const, body: r.body, etag: r.etag! }
       return {
         ready: false as const,
-        report: { id: r.id, status: r.status, progress: r.progress, createdAt: r.createdAt.toISOString(), generatedAt: null, items: [] }
+        report: { id: reportId, status: r.status, progress: r.progress, createdAt: r.createdAt.toISOString(), generatedAt: null, items: [] }
       }
     },
 
@@ -152,7 +184,13 @@ export function createReportService (deps: { database: Database, queue: ReportQu
     async remove (userId: string, reportId: string): Promise<void> {
       await owned(userId, reportId)
       await db.delete(reports).where(eq(reports.id, reportId))
-    }
+      readView.invalidate(reportId)
+    },
+
+    /** a ready report changed elsewhere (NOTIFY report_changed) */
+    changed: (reportId: string) => { readView.invalidate(reportId) },
+    /** the LISTEN connection (re)connected: notifications may have been missed */
+    forgetAll: () => { readView.clear() }
   }
 }
 

@@ -1,11 +1,19 @@
 // Server-side sessions: the @fastify/session store on the sessions table, and the in-memory set of
 // ended sessions that every Bearer request is checked against without a database round trip
 // (DESIGN 8.3). Ending a session NOTIFYs every instance, which adds it to its set within milliseconds.
+//
+// The store keeps the rows it reads and writes in memory (src/services/view-cache.ts), so that a
+// refresh costs no database round trip: a kept row is used only while it is unexpired and its session
+// is not in the ended set; otherwise the row is read again. Rolling expiry writes the row again only
+// once the new expiry is ROLL_SLACK_MS past the stored one: the stored expiry then trails the cookie's
+// by at most that much, instead of costing a write per refresh.
 import { and, eq, gt, isNull, lte, or } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { sessions } from '../db/schema.ts'
+import { createViewCache } from './view-cache.ts'
 
 export const SESSION_ENDED_CHANNEL = 'session_ended'
+const ROLL_SLACK_MS = 60_000
 
 export interface SessionData {
   userId?: string
@@ -14,6 +22,9 @@ export interface SessionData {
 }
 
 type Callback<T = void> = (err?: Error | null, value?: T) => void
+
+/** a live row of the sessions table, as the store keeps it */
+interface Row { data: SessionData, userId: string | null, publicId: string, expiresAt: number }
 
 // A browser-session cookie (sign-in with remember:false) is stored with originalMaxAge null. Say
 // maxAge null as well: otherwise @fastify/session falls back to the configured maxAge when it
@@ -39,24 +50,55 @@ export function createSessionService (deps: { database: Database, ttlSeconds: nu
     for (const id of publicIds) await database.notify(SESSION_ENDED_CHANNEL, id)
   }
 
+  async function loadRow (sid: string): Promise<Row | null> {
+    const [row] = await db.select({ data: sessions.data, userId: sessions.userId, publicId: sessions.publicId, expiresAt: sessions.expiresAt })
+      .from(sessions)
+      .where(and(eq(sessions.id, sid), isNull(sessions.endedAt), gt(sessions.expiresAt, new Date(now()))))
+    return row ? { data: row.data as SessionData, userId: row.userId, publicId: row.publicId, expiresAt: row.expiresAt.getTime() } : null
+  }
+  const rows = createViewCache({ load: loadRow, keep: (r) => r !== null, maxEntries: 100_000, ttlMs: 60_000 })
+  const live = (r: Row | null) => r !== null && r.expiresAt > now() && !ended.has(r.publicId)
+
+  /** the live row of a session id: the kept one, else (none kept, or it looks expired or ended) the database's */
+  async function liveRow (sid: string): Promise<Row | null> {
+    const kept = await rows.get(sid)
+    if (kept === null || live(kept)) return kept
+    // kept, but expired by its kept expiry (another instance may have rolled it on) or ended
+    rows.invalidate(sid)
+    const fresh = await rows.get(sid)
+    return live(fresh) ? fresh : null
+  }
+
   const store = {
     get (sid: string, cb: Callback<SessionData | null>) {
-      db.select({ data: sessions.data, userId: sessions.userId, publicId: sessions.publicId })
-        .from(sessions)
-        .where(and(eq(sessions.id, sid), isNull(sessions.endedAt), gt(sessions.expiresAt, new Date(now()))))
-        .then(([row]) => cb(null, row ? { ...restored(row.data as SessionData), userId: row.userId ?? undefined, publicId: row.publicId } : null), cb)
+      liveRow(sid)
+        .then((row) => cb(null, row ? { ...restored(row.data), userId: row.userId ?? undefined, publicId: row.publicId } : null), cb)
     },
     set (sid: string, session: SessionData & { cookie?: { toJSON?: () => Record<string, unknown> } }, cb: Callback) {
       // Anonymous sessions are not worth a row: only signed-in sessions are stored.
       if (!session.userId || !session.publicId) { cb(); return }
       const data = { cookie: typeof session.cookie?.toJSON === 'function' ? session.cookie.toJSON() : session.cookie }
-      const expiresAt = new Date(now() + deps.ttlSeconds * 1000)
+      const expiresAt = now() + deps.ttlSeconds * 1000
+      const { userId, publicId } = session
+      const kept = rows.peek(sid)
+      if (kept && live(kept) && kept.userId === userId && kept.publicId === publicId &&
+          kept.data.cookie?.originalMaxAge === data.cookie?.originalMaxAge && expiresAt - kept.expiresAt < ROLL_SLACK_MS) {
+        cb()
+        return
+      }
       db.insert(sessions)
-        .values({ id: sid, publicId: session.publicId, userId: session.userId, data, expiresAt })
-        .onConflictDoUpdate({ target: sessions.id, set: { data, expiresAt }, where: isNull(sessions.endedAt) })
-        .then(() => cb(), cb)
+        .values({ id: sid, publicId, userId, data, expiresAt: new Date(expiresAt) })
+        .onConflictDoUpdate({ target: sessions.id, set: { data, expiresAt: new Date(expiresAt) }, where: isNull(sessions.endedAt) })
+        .returning({ id: sessions.id })
+        .then((written) => {
+          // not written: the session has ended meanwhile
+          if (written.length) rows.set(sid, { data, userId, publicId, expiresAt })
+          else rows.invalidate(sid)
+          cb()
+        }, cb)
     },
     destroy (sid: string, cb: Callback) {
+      rows.invalidate(sid)
       db.update(sessions).set({ endedAt: new Date(now()) })
         .where(and(eq(sessions.id, sid), isNull(sessions.endedAt)))
         .returning({ publicId: sessions.publicId })

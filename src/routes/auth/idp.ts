@@ -11,6 +11,8 @@ const failed = { status: 'error' as const, fieldError: { field: 'email' as const
 
 const idpRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { google, googleAccounts } = app.services
+  // a Google sign-in starts a session (src/plugins/auth.ts)
+  await app.register(app.sessionCookie)
 
   app.post('/idp', {
     schema: {

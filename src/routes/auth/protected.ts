@@ -11,14 +11,19 @@ const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { accounts, audit, googleAccounts } = app.services
   app.addHook('onRequest', app.authenticate)
 
-  app.post('/signout', {
-    schema: { tags: ['auth'], summary: 'End the session', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(401, 403, 429, 500, 503) } }
-  }, async (request, reply) => {
-    await app.sessions.endByPublicId(request.user.sid)
-    if (request.session?.userId) await request.session.destroy()
-    reply.clearCookie(SESSION_COOKIE, { path: COOKIE_PATH })
-    await audit.record(AUDIT.signout, request.user.id, requestMeta(request))
-    return { status: 'success' as const }
+  // Sign-out also ends the session of a cookie sent with it: the one route here that reads the
+  // cookie, in a scope of its own (src/plugins/auth.ts).
+  await app.register(async (withCookie) => {
+    await withCookie.register(app.sessionCookie)
+    withCookie.post('/signout', {
+      schema: { tags: ['auth'], summary: 'End the session', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(401, 403, 429, 500, 503) } }
+    }, async (request, reply) => {
+      await app.sessions.endByPublicId(request.user.sid)
+      if (request.session?.userId) await request.session.destroy()
+      reply.clearCookie(SESSION_COOKIE, { path: COOKIE_PATH })
+      await audit.record(AUDIT.signout, request.user.id, requestMeta(request))
+      return { status: 'success' as const }
+    })
   })
 
   app.get('/info', {

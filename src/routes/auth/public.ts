@@ -13,6 +13,8 @@ const MINUTE = 60_000
 const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   const { accounts } = app.services
   const limits = config.rateLimits
+  // sign-in starts a session, refresh reads it (src/plugins/auth.ts)
+  await app.register(app.sessionCookie)
 
   const signinPerIp = app.limiter({ name: 'signin-ip', max: limits.signinIp, timeWindow: MINUTE, key: (r) => r.ip })
   const signinPerEmail = app.limiter({

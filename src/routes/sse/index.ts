@@ -33,6 +33,8 @@ function gone (reply: FastifyReply): boolean {
 }
 
 const sseRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // the session cookie authenticates a browser's EventSource (src/plugins/auth.ts)
+  await app.register(app.sessionCookie)
   const { reports } = app.services
   const hub = app.sseHub
 
