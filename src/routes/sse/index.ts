@@ -1,13 +1,15 @@
 // GET /sse/{reportId} (DESIGN 6): a report's events as text/event-stream. Authenticated by Bearer,
 // else by the session cookie (a browser EventSource cannot send headers); every refusal is an
-// ordinary GeneralError answer, before any stream byte. The stream itself is written by hand on the
-// raw response (HTTP/1.1 or HTTP/2 alike); the hub decides what each client is sent.
+// ordinary GeneralError answer, before any stream byte. The stream itself is written by hand, on the
+// connection (HTTP/1.1) or the raw response (HTTP/2), src/routes/sse/stream.ts; the hub decides what
+// each client is sent.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { errorResponses } from '../../../schemas/common.ts'
 import { Unauthorized } from '../../errors.ts'
-import type { SseOutput } from '../../services/sse-hub.ts'
+import { UNMATCHED_ROUTE } from '../../plugins/metrics.ts'
+import { openStream, type StreamHeaders } from './stream.ts'
 
 const ParamsSchema = Type.Object({ reportId: Type.String({ maxLength: 64 }) })
 const QuerySchema = Type.Object({
@@ -69,29 +71,35 @@ const sseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (prepared.noContent) return reply.code(204).send(null)
 
     reply.hijack()
-    const res = reply.raw
     if (gone(reply)) {
       prepared.cancel()
       return
     }
-    res.once('close', prepared.cancel)
-    // Hijacking skips Fastify's header handling: helmet's headers are already on the raw response,
-    // the rest (rate-limit) are copied here.
-    const headers: Record<string, string | number | string[]> = {}
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value
+    // Hijacking skips Fastify's header handling: helmet's headers are on the raw response, the
+    // rest (rate limit, request id) on the reply.
+    const headers: StreamHeaders = {}
+    for (const [name, value] of Object.entries({ ...reply.raw.getHeaders(), ...reply.getHeaders() })) {
+      if (value !== undefined) headers[name] = value
+    }
     headers['content-type'] = 'text/event-stream'
     headers['cache-control'] = 'no-cache'
     headers['x-accel-buffering'] = 'no'
-    // HTTP/1.1: the connection ends with the stream, so a shutdown waits for no idle keep-alive
-    // socket (HTTP/2 forbids the header; its streams end on their own)
-    if (request.raw.httpVersionMajor === 1) headers.connection = 'close'
-    res.writeHead(200, headers)
-    const out: SseOutput = {
-      write: (chunk) => { res.write(chunk) },
-      end: () => { res.end() },
-      buffered: () => res.writableLength
+    const stream = openStream(reply.raw, headers)
+    // what stays with an open stream is this function and what it holds: not the request, nor the reply
+    let onClose = () => { prepared.cancel() }
+    if (stream.detached) {
+      // Fastify's onResponse hooks and its "request completed" line will not come for a response
+      // that is no longer its own: the stream is counted now, and its end logged here.
+      app.metrics?.observeRequest(request.method, request.routeOptions.url ?? UNMATCHED_ROUTE, 200, undefined)
+      const reqId = request.id
+      const started = performance.now()
+      onClose = () => {
+        prepared.cancel()
+        app.log.info({ reqId, res: { statusCode: 200 }, responseTime: performance.now() - started }, 'request completed')
+      }
     }
-    prepared.start(out, `retry: ${RETRY_MS}\n\n`)
+    stream.onClose(onClose)
+    prepared.start(stream, `retry: ${RETRY_MS}\n\n`)
   })
 }
 
