@@ -1,13 +1,10 @@
 // npm run bench [-- <scenario> ...]: each scenario against its baseline in the same run, ratios
 // printed and written to bench/results/<scenario>.json. Scenarios by name or number; none = all.
 // Settings: bench/lib/settings.ts (BENCH_DURATION, BENCH_ROUNDS, BENCH_DATABASE_URL ...).
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { startHarness } from './lib/harness.ts'
 import { machineStart, writeResult } from './lib/results.ts'
 import type { Scenario } from './lib/scenario.ts'
 import { settings } from './lib/settings.ts'
-import { newSecrets } from './lib/service.ts'
 import { authInfo } from './scenarios/auth-info.ts'
 import { reportRead } from './scenarios/report.ts'
 import { signin } from './scenarios/signin.ts'
@@ -32,37 +29,17 @@ function pick (args: string[]): Scenario[] {
 }
 
 const chosen = pick(process.argv.slice(2).filter((a) => a !== '--'))
-const dir = mkdtempSync(join(tmpdir(), 'pir-bench-'))
-const logDir = join(dir, 'logs')
-mkdirSync(logDir, { recursive: true })
-if (settings.cpuProfDir) mkdirSync(settings.cpuProfDir, { recursive: true })
-const run = { dir, logDir, ...newSecrets() }
+const { run, defer, cleanUp, interrupted, finish } = startHarness()
 console.log(`benchmark: ${chosen.map((s) => s.name).join(', ')}; ${settings.duration} s rounds x ${settings.rounds}, warm-up ${settings.warmup} s; ` +
-  `${settings.cores} cores; scratch ${dir}`)
+  `${settings.cores} cores; scratch ${run.dir}`)
 
 const summary: Array<{ s: Scenario, ratio?: number, target?: string, met?: boolean, error?: string }> = []
-let interrupted = false
-const cleanups: Array<() => Promise<void> | void> = []
-async function cleanUp () {
-  while (cleanups.length) {
-    const fn = cleanups.pop()!
-    try { await fn() } catch (err) { console.error(`  cleanup: ${(err as Error).message}`) }
-  }
-}
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    interrupted = true
-    console.error(`\n${signal}: stopping the children and dropping the databases`)
-    cleanUp().finally(() => process.exit(130))
-  })
-}
-
 for (const s of chosen) {
-  if (interrupted) break
+  if (interrupted()) break
   console.log(`\n[${s.number}] ${s.name}: ${s.title}`)
   const machine = machineStart()
   try {
-    const result = await s.run({ run, machine, defer: (fn) => { cleanups.push(fn) } })
+    const result = await s.run({ run, machine, defer })
     await cleanUp()
     const file = writeResult(result)
     console.log(`  => ratio ${result.ratio}, target ${result.target.text}: ${result.met ? 'MET' : 'NOT MET'} (load ${result.machine.loadAverage.start} -> ${result.machine.loadAverage.end}); ${file}`)
@@ -79,6 +56,5 @@ for (const r of summary) {
   const what = r.error ? `error: ${r.error}` : `ratio ${r.ratio}  target ${r.target}  ${r.met ? 'met' : 'NOT met'}`
   console.log(`  ${r.s.number} ${r.s.name.padEnd(10)} ${what}`)
 }
-if (!settings.keep) rmSync(dir, { recursive: true, force: true })
-else console.log(`scratch kept: ${dir}`)
+finish()
 process.exit(summary.some((r) => r.error) ? 1 : 0)

@@ -1,8 +1,21 @@
-// The part of autocannon's programmatic API the load client uses (the package ships no types).
+// The part of autocannon's programmatic API the load clients use (the package ships no types).
 declare module 'autocannon' {
   interface Request {
     headers?: Record<string, string>
     [key: string]: unknown
+  }
+  interface RequestSpec {
+    method?: string
+    path?: string
+    headers?: Record<string, string>
+    setupRequest?: (request: Request) => Request
+  }
+  /** one connection: its events, and the iterator of the requests it sends */
+  interface Client {
+    on: ((event: 'response', fn: (status: number, bytes: number, ms: number) => void) => void) &
+      ((event: 'timeout', fn: () => void) => void) &
+      ((event: 'connError', fn: (err: NodeJS.ErrnoException) => void) => void)
+    requestIterator: { setRequests: (requests: RequestSpec[]) => void }
   }
   interface Options {
     url: string
@@ -13,7 +26,11 @@ declare module 'autocannon' {
     pipelining: number
     duration: number
     timeout?: number
-    requests?: Array<{ setupRequest?: (request: Request) => Request }>
+    /** requests per second over all connections */
+    overallRate?: number
+    requests?: RequestSpec[]
+    /** called for each connection as it is made, in order */
+    setupClient?: (client: Client) => void
   }
   interface Result {
     requests: { average: number, total: number }

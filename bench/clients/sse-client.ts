@@ -4,67 +4,83 @@
 //   {type:'collect', timeoutMs}                     -> {type:'collected', seq, received, at[]} (ms, monotonic clock)
 //   {type:'close'}                                  -> {type:'closed'}
 // Receive times are process.hrtime (CLOCK_MONOTONIC), the same clock as the harness's publish time.
-import { request as httpRequest, type ClientRequest } from 'node:http'
+//
+// Each stream is a plain TCP connection carrying one hand-written GET, and an arrival is the event's
+// `id: <seq>` line in the bytes read: with 10,000 streams in one process, node:http's response
+// parsing and readable streams made this client, not the servers, the larger part of both sides'
+// publish-to-receive time. Both servers are read the same way.
+import { connect, type Socket } from 'node:net'
 
-interface Stream { req: ClientRequest, tail: string, at: number }
+interface Stream { socket: Socket, tail: Buffer, at: number }
 
 const streams: Stream[] = []
 let expected = -1
-let needle = ''
+let needle = Buffer.alloc(0)
 let received = 0
 let waiters: Array<() => void> = []
 
 const now = () => Number(process.hrtime.bigint()) / 1e6
 const reply = (m: unknown) => { process.send!(m) }
+const EVENT_END = Buffer.from('\n\n')
 
-function onData (s: Stream, chunk: string) {
-  const text = s.tail + chunk
-  s.tail = text.slice(-40)
-  if (expected >= 0 && s.at < 0 && text.includes(needle)) {
+function onData (s: Stream, chunk: Buffer) {
+  if (expected < 0 || s.at >= 0) return
+  // the needle may straddle two reads: look at the end of the last one too
+  const seen = chunk.includes(needle) || (s.tail.length > 0 && Buffer.concat([s.tail, chunk.subarray(0, needle.length)]).includes(needle))
+  s.tail = chunk.subarray(Math.max(0, chunk.length - needle.length))
+  if (seen) {
     s.at = now()
     received++
     if (received === streams.length) for (const w of waiters.splice(0)) w()
   }
 }
 
-function openOne (url: string, headers: Record<string, string>): Promise<number> {
+function request (url: URL, headers: Record<string, string>): string {
+  const lines = [`GET ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`, 'accept: text/event-stream', 'connection: close']
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`)
+  return `${lines.join('\r\n')}\r\n\r\n`
+}
+
+/** open one stream; its HTTP status once the first event is in (then it counts as open), or -1 */
+function openOne (url: URL, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve) => {
-    const s: Stream = { req: null as unknown as ClientRequest, tail: '', at: -1 }
-    const req = httpRequest(url, { headers, agent: false })
-    s.req = req
+    const socket = connect(Number(url.port), url.hostname)
+    const s: Stream = { socket, tail: Buffer.alloc(0), at: -1 }
+    let head = Buffer.alloc(0)
     let settled = false
-    const done = (status: number) => { if (!settled) { settled = true; resolve(status) } }
-    req.on('response', (res) => {
-      if (res.statusCode !== 200) {
-        res.resume()
-        done(res.statusCode ?? 0)
-        return
-      }
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => {
-        onData(s, chunk)
-        // open once the first event is in: the server has set the stream up
-        if (!settled && s.tail.includes('\n\n') && (s.tail.includes('data:') || chunk.includes('data:'))) {
-          streams.push(s)
-          done(200)
-        }
-      })
-      res.on('error', () => done(-1))
+    const done = (status: number) => {
+      if (settled) return
+      settled = true
+      head = Buffer.alloc(0)
+      if (status === 200) streams.push(s)
+      else socket.destroy()
+      resolve(status)
+    }
+    socket.on('data', (chunk: Buffer) => {
+      if (settled) { onData(s, chunk); return }
+      head = Buffer.concat([head, chunk])
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head.subarray(0, 16).toString('latin1'))?.[1] ?? 0)
+      if (status !== 0 && status !== 200) { done(status); return }
+      // open once the head and the first event are in: the server has set the stream up
+      const body = head.indexOf('\r\n\r\n')
+      if (status === 200 && body >= 0 && head.indexOf(EVENT_END, body + 4) >= 0 && head.includes('data:')) done(200)
     })
-    req.on('error', () => done(-1))
-    req.end()
+    socket.on('error', () => done(-1))
+    socket.on('close', () => done(-1))
+    socket.write(request(url, headers))
   })
 }
 
 process.on('message', async (m: { type: string, url?: string, headers?: Record<string, string>, count?: number, concurrency?: number, seq?: number, timeoutMs?: number }) => {
   if (m.type === 'open') {
     const t0 = now()
+    const url = new URL(m.url!)
     const statuses: Record<string, number> = {}
     let next = 0
     const worker = async () => {
       while (next < m.count!) {
         next++
-        const status = await openOne(m.url!, m.headers ?? {})
+        const status = await openOne(url, m.headers ?? {})
         statuses[status] = (statuses[status] ?? 0) + 1
       }
     }
@@ -72,9 +88,9 @@ process.on('message', async (m: { type: string, url?: string, headers?: Record<s
     reply({ type: 'opened', open: streams.length, failed: m.count! - (statuses[200] ?? 0), statuses, ms: now() - t0 })
   } else if (m.type === 'expect') {
     expected = m.seq!
-    needle = `id: ${m.seq}\n`
+    needle = Buffer.from(`id: ${m.seq}\n`)
     received = 0
-    for (const s of streams) s.at = -1
+    for (const s of streams) { s.at = -1; s.tail = Buffer.alloc(0) }
     reply({ type: 'expecting' })
   } else if (m.type === 'collect') {
     if (received < streams.length) {
@@ -86,7 +102,7 @@ process.on('message', async (m: { type: string, url?: string, headers?: Record<s
     reply({ type: 'collected', seq: expected, received, at: streams.filter((s) => s.at >= 0).map((s) => s.at) })
     expected = -1
   } else if (m.type === 'close') {
-    for (const s of streams.splice(0)) s.req.destroy()
+    for (const s of streams.splice(0)) s.socket.destroy()
     waiters = []
     reply({ type: 'closed' })
   }

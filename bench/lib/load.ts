@@ -1,7 +1,7 @@
 // One autocannon run, in its own process (bench/clients/load.ts), so that the load generator and
 // the server under test are separate processes.
 import { spawn } from 'node:child_process'
-import { ROOT } from './processes.ts'
+import { nodeCommand, ROOT } from './processes.ts'
 
 export interface LoadSpec {
   url: string
@@ -37,28 +37,34 @@ interface AutocannonJson {
   non2xx: number
 }
 
-export async function runLoad (spec: LoadSpec): Promise<LoadResult> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/clients/load.ts', JSON.stringify(spec)], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
+/**
+ * A load client (bench/clients/) in its own process: the spec as JSON in argv[2], its result the
+ * last line of its stdout, as JSON. `connections`: the open files it needs, a socket each.
+ */
+export async function runClient<T> (script: string, spec: unknown, connections: number): Promise<T> {
+  const [cmd, args] = nodeCommand(['--import', 'tsx', script, JSON.stringify(spec)], connections + 256)
+  const proc = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
   proc.stdout.on('data', (c: Buffer) => { out += c })
   proc.stderr.on('data', (c: Buffer) => { err += c })
   const code = await new Promise<number | null>((resolve) => proc.once('exit', resolve))
   const line = out.trim().split('\n').pop() ?? ''
-  let r: AutocannonJson
   try {
-    r = JSON.parse(line) as AutocannonJson
+    return JSON.parse(line) as T
   } catch {
-    throw new Error(`autocannon failed (exit ${code}): ${err.trim() || out.trim()}`)
+    throw new Error(`${script} failed (exit ${code}): ${err.trim() || out.trim()}`)
   }
+}
+
+export async function runLoad (spec: LoadSpec): Promise<LoadResult> {
+  const r = await runClient<AutocannonJson>('bench/clients/load.ts', spec, spec.connections)
   return {
     rps: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
-    errors: r.errors + r.timeouts + r.non2xx,
+    // autocannon counts a timeout among its errors too
+    errors: r.errors + r.non2xx,
     non2xx: r.non2xx,
     total: r.requests.total
   }

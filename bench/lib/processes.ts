@@ -66,6 +66,14 @@ function spawnSyncText (cmd: string, args: string[]): string {
   return String(execFileSync(cmd, args)).trim()
 }
 
+/** node with these arguments; with nofile, under a soft limit on open files raised to it (or the hard limit) */
+export function nodeCommand (nodeArgs: string[], nofile?: number): [string, string[]] {
+  if (!nofile || softNofile() >= nofile) return [process.execPath, nodeArgs]
+  const limit = Math.min(nofile, hardNofile())
+  // Node cannot raise its own limit: a shell raises it for the child it execs.
+  return ['sh', ['-c', `ulimit -n ${limit} && exec "$0" "$@"`, process.execPath, ...nodeArgs]]
+}
+
 let profileSeq = 0
 
 export async function startChild (opts: StartOptions): Promise<Child> {
@@ -75,15 +83,7 @@ export async function startChild (opts: StartOptions): Promise<Child> {
     // one directory per process: node writes a profile per thread (the module loader has its own)
     flags.push('--cpu-prof', `--cpu-prof-dir=${join(settings.cpuProfDir, `${opts.name}-${process.pid}-${++profileSeq}`)}`)
   }
-  const nodeArgs = [...flags, opts.script]
-  let cmd = process.execPath
-  let args = nodeArgs
-  if (opts.nofile && softNofile() < opts.nofile) {
-    const limit = Math.min(opts.nofile, hardNofile())
-    // Node cannot raise its own limit: a shell raises it for the child it execs.
-    cmd = 'sh'
-    args = ['-c', `ulimit -n ${limit} && exec "$0" "$@"`, process.execPath, ...nodeArgs]
-  }
+  const [cmd, args] = nodeCommand([...flags, opts.script], opts.nofile)
   const log = createWriteStream(join(opts.logDir, `${opts.name}.log`), { flags: 'a' })
   const proc = spawn(cmd, args, {
     cwd: ROOT,

@@ -61,9 +61,14 @@ export function machineStart (): () => Machine {
 export const round = (n: number, digits = 3) => Number(n.toFixed(digits))
 
 export function writeResult (result: ScenarioResult): string {
+  return writeResultFile(result.scenario, result)
+}
+
+/** bench/results/<name>.json */
+export function writeResultFile (name: string, result: unknown): string {
   const dir = join(ROOT, 'bench', 'results')
   mkdirSync(dir, { recursive: true })
-  const file = join(dir, `${result.scenario}.json`)
+  const file = join(dir, `${name}.json`)
   writeFileSync(file, JSON.stringify(result, null, 2) + '\n')
   return file
 }

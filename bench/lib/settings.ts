@@ -29,11 +29,22 @@ export const settings = {
   /** scenario 6 */
   sseStreams: Math.max(1, Math.floor(num('BENCH_SSE_STREAMS', 10_000))),
   ssePublishes: Math.max(1, Math.floor(num('BENCH_SSE_PUBLISHES', 5))),
-  /** scenario 7: engine runs per side and round */
-  engineRuns: Math.max(1, Math.floor(num('BENCH_ENGINE_RUNS', 5))),
+  /** scenario 7: timed engine runs per side (the median counts) */
+  engineRuns: Math.max(1, Math.floor(num('BENCH_ENGINE_RUNS', 15))),
   /** scenario 8 */
   importLines: Math.max(1000, Math.floor(num('BENCH_IMPORT_LINES', 1_000_000))),
   importRounds: Math.max(1, Math.floor(num('BENCH_IMPORT_ROUNDS', 1))),
+  /** npm run load: connections over the mix, seconds, and how long the server may settle before "after" */
+  loadConnections: Math.max(3, Math.floor(num('BENCH_LOAD_CONNECTIONS', 1000))),
+  loadDuration: Math.max(1, num('BENCH_LOAD_DURATION', 20)),
+  settle: num('BENCH_SETTLE', 15),
+  /** seconds before autocannon counts a request as timed out (its default) */
+  loadTimeout: Math.max(1, num('BENCH_LOAD_TIMEOUT', 10)),
+  /** npm run soak: seconds, connections, requests per second over the mix, seconds between samples */
+  soakDuration: Math.max(30, num('BENCH_SOAK_DURATION', 300)),
+  soakConnections: Math.max(3, Math.floor(num('BENCH_SOAK_CONNECTIONS', 60))),
+  soakRate: Math.max(3, num('BENCH_SOAK_RATE', 150)),
+  soakInterval: Math.max(1, num('BENCH_SOAK_INTERVAL', 10)),
   /** keep the temporary directory (data files, logs) after the run */
   keep: process.env.BENCH_KEEP === '1',
   cores: availableParallelism()

@@ -81,6 +81,9 @@ interface Measured {
   heapPerStreamKiB: number
   rssDeltaMiB: number
   heapDeltaMiB: number
+  /** the V8 heap's committed size: RSS growth that is heap capacity, not live objects */
+  heapTotalDeltaMiB: number
+  externalDeltaMiB: number
   deliveredAll: boolean
   delivered: number[]
   p50: number
@@ -129,6 +132,8 @@ async function measure (client: SseClient, t: Target, streams: number, publishes
     heapPerStreamKiB: round((m1.heapUsed - m0.heapUsed) / n / 1024, 2),
     rssDeltaMiB: round((r1 - r0) / 2 ** 20, 1),
     heapDeltaMiB: round((m1.heapUsed - m0.heapUsed) / 2 ** 20, 1),
+    heapTotalDeltaMiB: round((m1.heapTotal - m0.heapTotal) / 2 ** 20, 1),
+    externalDeltaMiB: round((m1.external - m0.external) / 2 ** 20, 1),
     deliveredAll: n === streams && delivered.every((d) => d === streams),
     delivered,
     p50: round(percentile(latencies, 50), 1),
@@ -138,7 +143,8 @@ async function measure (client: SseClient, t: Target, streams: number, publishes
 }
 
 function print (label: string, m: Measured) {
-  console.log(`    ${label.padEnd(22)} ${m.opened}/${m.streams} open in ${m.openSeconds} s; RSS ${m.rssPerStreamKiB} KiB/stream, heap ${m.heapPerStreamKiB} KiB/stream; ` +
+  console.log(`    ${label.padEnd(22)} ${m.opened}/${m.streams} open in ${m.openSeconds} s; RSS ${m.rssPerStreamKiB} KiB/stream, heap ${m.heapPerStreamKiB} KiB/stream ` +
+    `(growth: RSS ${m.rssDeltaMiB} MiB, V8 heap committed ${m.heapTotalDeltaMiB}, used ${m.heapDeltaMiB}, external ${m.externalDeltaMiB}); ` +
     `publish->receive p50 ${m.p50} ms p99 ${m.p99} ms max ${m.max} ms; delivered ${m.delivered.join(',')}`)
 }
 
@@ -186,7 +192,8 @@ export const sse: Scenario = {
       label: 'raw node:http',
       child: raw,
       url: `${raw.url}/sse/${reportId}`,
-      headers: {},
+      // the same request as the service's: both servers hold the same request headers per stream
+      headers: auth,
       async publish (seq) { raw.send({ type: 'publish', seq, data: data(seq) }) }
     }
 
@@ -222,7 +229,8 @@ export const sse: Scenario = {
       checks,
       notes: [
         'publish-to-receive runs from just before the event row is written (service) or the IPC message is sent (raw) to its arrival in the client process, on the shared monotonic clock',
-        'one client process holds every stream, so its own time to read 10,000 arrivals is inside both latency figures'
+        'one client process holds every stream, so its own time to read 10,000 arrivals is inside both latency figures; it reads raw TCP (bench/clients/sse-client.ts) to keep that time small',
+        'both servers get the same request, Authorization header included; the raw server writes the event string with res.write, the service one shared chunk per event on each socket'
       ],
       measuredAt: new Date().toISOString(),
       machine: ctx.machine(),
