@@ -40,6 +40,9 @@ closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
 })
 
 await beforeListen(app, config)
-await app.listen({ host: config.host, port: config.port })
+// A thousand clients connecting at once overflowed Node's default accept queue (511): their SYNs were
+// dropped and retried seconds later, and requests timed out (npm run load). The kernel caps this at
+// net.core.somaxconn.
+await app.listen({ host: config.host, port: config.port, backlog: 4096 })
 metricsListener = await listenMetrics(app, config)
 afterListen(app, config)
