@@ -34,6 +34,13 @@ export const PageQuerySchema = Type.Object({
 
 export const IdParamsSchema = Type.Object({ id: Type.String({ format: 'uuid' }) })
 
+// Errors Fastify answers before any handler runs, so every route of the kind has them, whether or not
+// it reads what they are about (the suite checks every response against the document: test/response-check.ts).
+/** a body sent to a POST, PUT, PATCH or DELETE route is parsed: not JSON or empty 400, over the body limit 413, an unsupported media type 415 */
+export const BODY_ERRORS = [400, 413, 415] as const
+/** a path parameter that is not valid percent-encoding 400, one longer than Fastify's maxParamLength (100) 414 */
+export const PARAM_ERRORS = [400, 414] as const
+
 // Every status a route can answer with an error, in the GeneralError shape.
 export function errorResponses (...codes: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {}

@@ -13,6 +13,7 @@ import { createDatabase, type Database } from '../src/db/client.ts'
 import { migrateDatabase } from '../src/db/migrate.ts'
 import { loggerOptions } from '../src/logger.ts'
 import { createLogCapture, type LogCapture } from './log-capture.ts'
+import { checkResponsesIn } from './response-check.ts'
 
 type Tap = { teardown: (fn: () => unknown) => void, fail?: (message: string, extra: Record<string, unknown>) => unknown }
 
@@ -80,6 +81,7 @@ export function logCapture (app: FastifyInstance): LogCapture | undefined {
  * The app on a fresh database. Its log lines (the service's own logger options, at LOG_LEVEL, trace
  * unless env says otherwise) are captured in memory, not printed, and the test fails if any of them
  * carries a secret (test/log-capture.ts). A test that passes its own `deps.fastify.logger` keeps it.
+ * Every response its inject returns is checked against its OpenAPI document (test/response-check.ts).
  */
 export async function build (t: Tap, env: Record<string, string> = {}, deps: AppDeps = {}): Promise<FastifyInstance & { config: Config }> {
   const level = env.LOG_LEVEL ?? 'trace'
@@ -96,6 +98,8 @@ export async function build (t: Tap, env: Record<string, string> = {}, deps: App
   if (capture) captures.set(app, capture)
   t.teardown(() => app.close())
   await app.ready()
+  // every response app.inject returns, to the test or to a helper, must match the app's OpenAPI document
+  checkResponsesIn(t, app)
   return Object.assign(app, { config })
 }
 

@@ -7,6 +7,7 @@ import helmet, { type HelmetOptions } from 'helmet'
 import cors from '@fastify/cors'
 import type { FastifyInstance } from 'fastify'
 import { HttpsRequired } from '../errors.ts'
+import { GeneralErrorSchema } from '../../schemas/common.ts'
 
 export interface SecurityOptions {
   tls: boolean
@@ -36,6 +37,12 @@ async function securityPlugin (app: FastifyInstance, opts: SecurityOptions) {
   if (!opts.tls && !opts.allowHttp) {
     app.addHook('onRequest', async (request) => {
       if (request.protocol !== 'https') throw new HttpsRequired()
+    })
+    // so every route can answer 403 `https required`: its schema, hence the OpenAPI document, says so
+    // (a copy: route schemas are shared constants, and an app with ALLOW_HTTP has no such answer)
+    app.addHook('onRoute', (route) => {
+      const response = route.schema?.response as Record<string, unknown> | undefined
+      if (response && !response[403]) route.schema = { ...route.schema, response: { ...response, 403: GeneralErrorSchema } }
     })
   }
 }

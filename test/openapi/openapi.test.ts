@@ -1,16 +1,13 @@
 // The OpenAPI 3.1 document (GET /api/v1/openapi.json) and the docs UI (/api/v1/docs): the document
-// describes every API route, with both security schemes, and every response a representative run
-// receives validates against the schema the document gives for its path, method and status.
+// describes every API route, with both security schemes. Every response the suite receives is checked
+// against it (test/response-check.ts, applied by build()); here a representative run reaches every
+// kind of status, and every operation is sent what Fastify refuses before any handler runs.
 import t from 'tap'
-import { Ajv2020 } from 'ajv/dist/2020.js'
-import addFormatsModule from 'ajv-formats'
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import type { FastifyInstance, InjectOptions } from 'fastify'
 import { build, signedInUser } from '../helper.ts'
+import { createAjv, validatedOperations } from '../response-check.ts'
 import { seedReportData } from '../reports/seed.ts'
 import { waitForStatus } from '../reports/report-wait.ts'
-
-// ajv-formats is CommonJS: its default export arrives wrapped under ESM
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020
 
 type Doc = {
   openapi: string
@@ -20,6 +17,7 @@ type Doc = {
 }
 
 const API = '/api/v1'
+const INGEST_TOKEN = 'ingest-token-0123456789abcdef'
 const METHODS = ['get', 'post', 'put', 'patch', 'delete']
 
 /** every route of the app, as `METHOD /path`, read back from Fastify's route tree */
@@ -42,7 +40,16 @@ function registeredRoutes (app: FastifyInstance): Set<string> {
 const toOpenApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
 
 t.test('the OpenAPI document, the docs UI, and responses that match the document', async (t) => {
-  const app = await build(t, { WORKERS: '1', INGEST_TOKEN: 'ingest-token-0123456789abcdef' })
+  const app = await build(t, {
+    WORKERS: '1',
+    INGEST_TOKEN,
+    // billing on, so that its routes get as far as Fastify's own refusals; nothing here reaches Stripe
+    // (nothing listens on the discard port)
+    STRIPE_SECRET_KEY: 'sk_test_openapi',
+    STRIPE_WEBHOOK_SECRET: 'whsec_openapi',
+    STRIPE_PRICE_ID: 'price_openapi',
+    STRIPE_API_URL: 'http://127.0.0.1:9'
+  })
 
   const res = await app.inject({ url: `${API}/openapi.json` })
   t.equal(res.statusCode, 200)
@@ -72,8 +79,7 @@ t.test('the OpenAPI document, the docs UI, and responses that match the document
       }
     }
     // the whole document compiles as JSON Schema 2020-12 wherever it holds a schema
-    const ajv = new Ajv2020({ strict: false, addUsedSchema: false })
-    addFormats(ajv)
+    const ajv = createAjv()
     for (const item of Object.values(doc.paths)) {
       for (const op of Object.values(item)) {
         for (const r of Object.values(op.responses)) for (const media of Object.values(r.content ?? {})) ajv.compile(media.schema as object)
@@ -132,85 +138,93 @@ t.test('the OpenAPI document, the docs UI, and responses that match the document
     t.equal((await via(`${API}/docs/`, 'http')).statusCode, 403)
   })
 
-  t.test('responses validate against the document', async (t) => {
-    const ajv = new Ajv2020({ strict: false, addUsedSchema: false, allErrors: true })
-    addFormats(ajv)
-    const templates = Object.keys(doc.paths).map((p) => ({
-      path: p,
-      re: new RegExp(`^${p.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`)
-    }))
-    const seen = new Set<string>()
-
-    async function call (opts: InjectOptions & { url: string }): Promise<LightMyRequestResponse> {
-      const r = await app.inject(opts)
-      const method = (opts.method ?? 'GET').toLowerCase()
-      const path = new URL(opts.url, 'http://localhost').pathname
-      const tpl = templates.find((x) => x.re.test(path) && doc.paths[x.path][method])
-      const label = `${method.toUpperCase()} ${path} ${r.statusCode}`
-      if (!tpl) {
-        t.fail(`${label}: no such path in the document`)
-        return r
-      }
-      const documented = doc.paths[tpl.path][method].responses[String(r.statusCode)]
-      if (!documented) {
-        t.fail(`${label}: status not documented`, { body: r.body })
-        return r
-      }
-      seen.add(`${method} ${tpl.path} ${r.statusCode}`)
-      const content = documented.content ?? {}
-      if (!Object.keys(content).length || r.statusCode === 204 || r.statusCode === 304) {
-        t.equal(r.body, '', `${label}: no body`)
-        return r
-      }
-      const validate = ajv.compile(content['application/json'].schema as object)
-      t.ok(validate(r.json()), `${label} matches the document`, { errors: validate.errors, body: r.body.slice(0, 500) })
-      return r
-    }
-
+  t.test('responses of every kind validate against the document', async (t) => {
+    // app.inject is checked by build(): a response that does not match the document fails this test
     await seedReportData(app.db)
     const u = await signedInUser(app)
     const json = { 'content-type': 'application/json' }
 
     // auth
-    t.equal((await call({ method: 'POST', url: `${API}/auth/signup`, payload: { email: `oa-${Date.now()}@example.com`, password: 'correct horse battery staple', token: 'x' } })).statusCode, 200)
-    t.equal((await call({ method: 'POST', url: `${API}/auth/signup`, payload: { email: 'not-an-email', password: 1 } })).json().status, 'error', 'a form endpoint answers 200 with a field error')
-    t.equal((await call({ method: 'POST', url: `${API}/auth/signin`, payload: { email: u.email, password: u.password, token: true } })).statusCode, 200)
-    t.equal((await call({ method: 'POST', url: `${API}/auth/signin`, payload: { email: u.email, password: 'wrong password here' } })).json().status, 'error')
-    t.equal((await call({ method: 'POST', url: `${API}/auth/signin`, headers: { 'content-type': 'text/plain' }, payload: 'hello' })).statusCode, 415)
-    t.equal((await call({ method: 'POST', url: `${API}/auth/signin`, headers: json, payload: JSON.stringify({ email: u.email, password: 'x'.repeat(2 * 1024 * 1024) }) })).statusCode, 413)
-    t.equal((await call({ url: `${API}/auth/info`, headers: u.auth })).statusCode, 200)
-    t.equal((await call({ url: `${API}/auth/info` })).statusCode, 401)
-    t.equal((await call({ method: 'POST', url: `${API}/auth/token/refresh`, headers: { cookie: u.cookie, origin: new URL(app.config.publicUrl).origin } })).statusCode, 200)
-    t.equal((await call({ method: 'POST', url: `${API}/auth/token/refresh` })).statusCode, 401)
-    t.equal((await call({ url: `${API}/health` })).statusCode, 200)
-    t.equal((await call({ url: `${API}/health/ready` })).statusCode, 200)
+    t.equal((await app.inject({ method: 'POST', url: `${API}/auth/signup`, payload: { email: `oa-${Date.now()}@example.com`, password: 'correct horse battery staple', token: 'x' } })).statusCode, 200)
+    t.equal((await app.inject({ method: 'POST', url: `${API}/auth/signup`, payload: { email: 'not-an-email', password: 1 } })).json().status, 'error', 'a form endpoint answers 200 with a field error')
+    t.equal((await app.inject({ method: 'POST', url: `${API}/auth/signin`, payload: { email: u.email, password: u.password, token: true } })).statusCode, 200)
+    t.equal((await app.inject({ method: 'POST', url: `${API}/auth/signin`, payload: { email: u.email, password: 'wrong password here' } })).json().status, 'error')
+    t.equal((await app.inject({ method: 'POST', url: `${API}/auth/signin`, headers: { 'content-type': 'text/plain' }, payload: 'hello' })).statusCode, 415)
+    t.equal((await app.inject({ method: 'POST', url: `${API}/auth/signin`, headers: json, payload: JSON.stringify({ email: u.email, password: 'x'.repeat(2 * 1024 * 1024) }) })).statusCode, 413)
+    t.equal((await app.inject({ url: `${API}/auth/info`, headers: u.auth })).statusCode, 200)
+    t.equal((await app.inject({ url: `${API}/auth/info` })).statusCode, 401)
+    t.equal((await app.inject({ method: 'POST', url: `${API}/auth/token/refresh`, headers: { cookie: u.cookie, origin: new URL(app.config.publicUrl).origin } })).statusCode, 200)
+    t.equal((await app.inject({ method: 'POST', url: `${API}/auth/token/refresh` })).statusCode, 401)
+    t.equal((await app.inject({ url: `${API}/health` })).statusCode, 200)
+    t.equal((await app.inject({ url: `${API}/health/ready` })).statusCode, 200)
 
     // reports
-    const created = await call({ method: 'POST', url: `${API}/report`, headers: u.auth, payload: { profiles: [{ source: 'ig', username: 'jdoe' }] } })
+    const created = await app.inject({ method: 'POST', url: `${API}/report`, headers: u.auth, payload: { profiles: [{ source: 'ig', username: 'jdoe' }] } })
     t.equal(created.statusCode, 201)
     const id = created.json().id as string
-    t.equal((await call({ method: 'POST', url: `${API}/report`, headers: u.auth, payload: { profiles: 'none' } })).statusCode, 400)
-    t.equal((await call({ method: 'POST', url: `${API}/report`, headers: { ...u.auth, 'content-type': 'text/plain' }, payload: 'x' })).statusCode, 415)
-    t.equal((await call({ method: 'POST', url: `${API}/report`, headers: { ...u.auth, ...json }, payload: JSON.stringify({ profiles: ['x'.repeat(2 * 1024 * 1024)] }) })).statusCode, 413)
-    t.equal((await call({ url: `${API}/report`, headers: u.auth })).statusCode, 200)
-    t.equal((await call({ url: `${API}/report/${id}`, headers: u.auth })).statusCode, 200, 'a draft')
-    t.equal((await call({ method: 'POST', url: `${API}/report/${id}/generate`, headers: u.auth })).statusCode, 202)
+    t.equal((await app.inject({ method: 'POST', url: `${API}/report`, headers: u.auth, payload: { profiles: 'none' } })).statusCode, 400)
+    t.equal((await app.inject({ method: 'POST', url: `${API}/report`, headers: { ...u.auth, 'content-type': 'text/plain' }, payload: 'x' })).statusCode, 415)
+    t.equal((await app.inject({ method: 'POST', url: `${API}/report`, headers: { ...u.auth, ...json }, payload: JSON.stringify({ profiles: ['x'.repeat(2 * 1024 * 1024)] }) })).statusCode, 413)
+    t.equal((await app.inject({ url: `${API}/report`, headers: u.auth })).statusCode, 200)
+    t.equal((await app.inject({ url: `${API}/report/${id}`, headers: u.auth })).statusCode, 200, 'a draft')
+    t.equal((await app.inject({ method: 'POST', url: `${API}/report/${id}/generate`, headers: u.auth })).statusCode, 202)
     const ready = await waitForStatus(app, u.auth, id, ['ready', 'failed'])
     t.equal(ready.json().status, 'ready')
-    t.equal((await call({ url: `${API}/report/${id}`, headers: u.auth })).statusCode, 200, 'ready')
-    t.equal((await call({ url: `${API}/report/${id}`, headers: { ...u.auth, 'if-none-match': ready.headers.etag as string } })).statusCode, 304)
-    t.equal((await call({ url: `${API}/report/${id}/interests?source=ig`, headers: u.auth })).statusCode, 200)
-    t.equal((await call({ url: `${API}/report/${id}/friends?limit=1`, headers: u.auth })).statusCode, 200)
-    t.equal((await call({ url: `${API}/report/${id}/diffs?source=ig`, headers: u.auth })).statusCode, 200)
-    t.equal((await call({ url: `${API}/report/${id}/diffs?limit=0`, headers: u.auth })).statusCode, 400)
-    t.equal((await call({ url: `${API}/report/00000000-0000-4000-8000-000000000000`, headers: u.auth })).statusCode, 404)
+    t.equal((await app.inject({ url: `${API}/report/${id}`, headers: u.auth })).statusCode, 200, 'ready')
+    t.equal((await app.inject({ url: `${API}/report/${id}`, headers: { ...u.auth, 'if-none-match': ready.headers.etag as string } })).statusCode, 304)
+    t.equal((await app.inject({ url: `${API}/report/${id}/interests?source=ig`, headers: u.auth })).statusCode, 200)
+    t.equal((await app.inject({ url: `${API}/report/${id}/friends?limit=1`, headers: u.auth })).statusCode, 200)
+    t.equal((await app.inject({ url: `${API}/report/${id}/diffs?source=ig`, headers: u.auth })).statusCode, 200)
+    t.equal((await app.inject({ url: `${API}/report/${id}/diffs?limit=0`, headers: u.auth })).statusCode, 400)
+    t.equal((await app.inject({ url: `${API}/report/00000000-0000-4000-8000-000000000000`, headers: u.auth })).statusCode, 404)
     const other = await signedInUser(app)
-    t.equal((await call({ url: `${API}/report/${id}`, headers: other.auth })).statusCode, 403)
-    t.equal((await call({ url: `${API}/report/${id}` })).statusCode, 401)
-    t.equal((await call({ method: 'DELETE', url: `${API}/report/${id}`, headers: u.auth })).statusCode, 204)
+    t.equal((await app.inject({ url: `${API}/report/${id}`, headers: other.auth })).statusCode, 403)
+    t.equal((await app.inject({ url: `${API}/report/${id}` })).statusCode, 401)
+    t.equal((await app.inject({ method: 'DELETE', url: `${API}/report/${id}`, headers: u.auth })).statusCode, 204)
 
+    const seen = [...validatedOperations(app)]
     for (const status of [200, 201, 202, 204, 304, 400, 401, 403, 404, 413, 415]) {
-      t.ok([...seen].some((s) => s.endsWith(` ${status}`)), `a ${status} was validated`)
+      t.ok(seen.some((s) => s.endsWith(` ${status}`)), `a ${status} was validated`)
     }
+  })
+
+  t.test('what Fastify refuses before any handler runs is documented on every operation', async (t) => {
+    // a bad or over-long path parameter (the router), a body it cannot parse (any POST or DELETE,
+    // whether or not the route reads one): schemas/common.ts PARAM_ERRORS and BODY_ERRORS. Each
+    // operation gets past what comes before (credentials, the Origin check of refresh), so the
+    // answer is Fastify's own refusal, and the response check (build()) holds it to the document.
+    const u = await signedInUser(app)
+    const origin = new URL(app.config.publicUrl).origin
+    const before = validatedOperations(app).size
+    let sent = 0
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(item)) {
+        const M = method.toUpperCase() as InjectOptions['method']
+        const at = (param: string) => path.replace(/\{[^}]+\}/g, param)
+        const headers = { origin, ...(path === `${API}/ingest` ? { authorization: `Bearer ${INGEST_TOKEN}` } : u.auth) }
+        const json = { ...headers, 'content-type': 'application/json' }
+        const cases: Array<[InjectOptions, number]> = []
+        if (path.includes('{')) cases.push([{ url: at('%zz') }, 400], [{ url: at('a'.repeat(101)) }, 414])
+        if (M !== 'GET') {
+          const url = at('00000000-0000-4000-8000-000000000000')
+          // the webhook takes any media type as raw bytes (their signature is checked): no 415 there,
+          // the missing Stripe-Signature header is refused instead; ingest takes NDJSON only
+          const textStatus = path === `${API}/billing/webhook` ? 400 : 415
+          const jsonStatus = (status: number) => path === `${API}/ingest` ? 415 : status
+          cases.push([{ url, headers: { ...headers, 'content-type': 'text/plain' }, payload: 'x' }, textStatus],
+            [{ url, headers: json, payload: '{' }, jsonStatus(400)], [{ url, headers: json, payload: '' }, jsonStatus(400)],
+            [{ url, headers: json, payload: JSON.stringify('x'.repeat(1024 * 1024)) }, jsonStatus(413)])
+        }
+        for (const [c, status] of cases) {
+          const res = await app.inject({ method: M, headers, ...c })
+          t.equal(res.statusCode, status, `${M} ${path} ${String(c.url).slice(0, 60)} ${String(c.headers?.['content-type'] ?? '')}: ${res.json().message}`)
+          sent++
+        }
+      }
+    }
+    t.ok(sent > 40, `${sent} requests`)
+    const seen = [...validatedOperations(app)]
+    t.ok(seen.length > before, 'their answers were checked against the document')
+    for (const status of [400, 413, 414, 415]) t.ok(seen.some((s) => s.endsWith(` ${status}`)), `a ${status} was validated`)
   })
 })

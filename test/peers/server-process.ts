@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { GOOD_PASSWORD, TEST_JWT_SECRET, uniqueEmail } from '../helper.ts'
+import { checkResponsesOf, checkServerResponse } from '../response-check.ts'
 import { withoutCoverage } from './child-env.ts'
 
-type Tap = { teardown: (fn: () => unknown) => void }
+type Tap = { teardown: (fn: () => unknown) => void, fail?: (message: string, extra: Record<string, unknown>) => unknown }
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const START_TIMEOUT_MS = 60_000
@@ -47,8 +48,11 @@ export function serverEnv (env: Record<string, string>): Record<string, string> 
   }
 }
 
+/** a server process; every answer call() gets from it is checked against its OpenAPI document (test/response-check.ts) */
 export async function startServer (t: Tap, env: Record<string, string>): Promise<ServerProcess> {
-  return await startProcess(t, 'src/server.ts', env, /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/)
+  const server = await startProcess(t, 'src/server.ts', env, /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/)
+  await checkResponsesOf(t, server.url)
+  return server
 }
 
 /** `npm run worker`: a report worker process without a listener (its url is '') */
@@ -108,6 +112,7 @@ export async function call (server: { url: string }, method: string, path: strin
     signal: opts.timeoutMs ? AbortSignal.timeout(opts.timeoutMs) : undefined
   })
   const text = await res.text()
+  checkServerResponse(server.url, { method, url: `/api/v1${path}`, statusCode: res.status, contentType: res.headers.get('content-type') ?? undefined, body: text })
   return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined }
 }
 

@@ -1,6 +1,6 @@
 // The Bearer half of /auth: sign-out, account information, confirmation resend, Google unlinking.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponses, SuccessSchema } from '../../../schemas/common.ts'
+import { BODY_ERRORS, errorResponses, SuccessSchema } from '../../../schemas/common.ts'
 import { AuthInfoSchema } from '../../../schemas/auth.ts'
 import { Conflict, Unauthorized } from '../../errors.ts'
 import { AUDIT } from '../../services/audit.ts'
@@ -16,7 +16,7 @@ const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(async (withCookie) => {
     await withCookie.register(app.sessionCookie)
     withCookie.post('/signout', {
-      schema: { tags: ['auth'], summary: 'End the session', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(401, 403, 429, 500, 503) } }
+      schema: { tags: ['auth'], summary: 'End the session', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) } }
     }, async (request, reply) => {
       await app.sessions.endByPublicId(request.user.sid)
       if (request.session?.userId) await request.session.destroy()
@@ -35,7 +35,7 @@ const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.delete('/idp', {
-    schema: { tags: ['auth'], summary: 'Unlink the Google account', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(401, 409, 429, 500, 503) } }
+    schema: { tags: ['auth'], summary: 'Unlink the Google account', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 409, 429, 500, 503) } }
   }, async (request) => {
     const outcome = await googleAccounts.unlink(request.user.id, requestMeta(request))
     if (outcome === 'unknown') throw new Unauthorized()
@@ -45,7 +45,7 @@ const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.post('/confirm/resend', {
-    schema: { tags: ['auth'], summary: 'Mail a new confirmation link', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(401, 429, 500, 503) } }
+    schema: { tags: ['auth'], summary: 'Mail a new confirmation link', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 429, 500, 503) } }
   }, async (request) => {
     await accounts.resendConfirmation(request.user.id)
     return { status: 'success' as const }

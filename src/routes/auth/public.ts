@@ -1,13 +1,13 @@
 // The public half of /auth: sign-in, refresh, sign-up, confirmation (spec 4, DESIGN 3.2).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponses, FormResultSchema, SuccessSchema } from '../../../schemas/common.ts'
+import { BODY_ERRORS, errorResponses, FormResultSchema, PARAM_ERRORS, SuccessSchema } from '../../../schemas/common.ts'
 import { HashParamsSchema, SigninBodySchema, SignupBodySchema } from '../../../schemas/auth.ts'
 import { notFound, TooManyRequests, Unauthorized } from '../../errors.ts'
 import { normalizeEmail, requestMeta } from './normalize.ts'
 import { startSession } from './session-start.ts'
 import type { Config } from '../../config.ts'
 
-const formResponses = { 200: FormResultSchema, ...errorResponses(400, 413, 415, 429, 500, 503) }
+const formResponses = { 200: FormResultSchema, ...errorResponses(...BODY_ERRORS, 429, 500, 503) }
 const MINUTE = 60_000
 
 const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
@@ -49,7 +49,7 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
     schema: {
       tags: ['auth'],
       summary: 'A new JWT from the session cookie',
-      response: { 200: FormResultSchema, ...errorResponses(401, 403, 429, 500, 503) }
+      response: { 200: FormResultSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
     },
     onRequest: async (request) => app.checkOrigin(request),
     preHandler: refreshPerSession
@@ -83,7 +83,7 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
       tags: ['auth'],
       summary: 'Confirm the account from the e-mailed link',
       params: HashParamsSchema,
-      response: { 200: SuccessSchema, ...errorResponses(400, 404, 429, 500, 503) }
+      response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 404, 429, 500, 503) }
     }
   }, async (request) => {
     if (!await accounts.confirm(request.params.hash, requestMeta(request))) throw notFound('this link is invalid or has expired')

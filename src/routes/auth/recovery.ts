@@ -1,13 +1,15 @@
 // Password recovery (spec 4, DESIGN 3.2): ask for a link, check it, set a new password with it.
 // Form endpoints (spec rule 1); no answer carries a token or a cookie, since recovery never signs in.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponses, FormResultSchema } from '../../../schemas/common.ts'
+import { BODY_ERRORS, errorResponses, FormResultSchema, PARAM_ERRORS } from '../../../schemas/common.ts'
 import { RecoveryBodySchema, RecoveryHashParamsSchema, RecoveryPasswordBodySchema } from '../../../schemas/auth.ts'
 import type { Config } from '../../config.ts'
 import { normalizeEmail, requestMeta } from './normalize.ts'
 
 const HOUR = 3600_000
-const formResponses = { 200: FormResultSchema, ...errorResponses(400, 413, 415, 429, 500, 503) }
+const formResponses = { 200: FormResultSchema, ...errorResponses(...BODY_ERRORS, 429, 500, 503) }
+// the link's secret is a path parameter (GET reads no body)
+const linkResponses = { 200: FormResultSchema, ...errorResponses(...PARAM_ERRORS, 429, 500, 503) }
 
 const recoveryRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   const { recovery } = app.services
@@ -39,7 +41,7 @@ const recoveryRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app
       tags: ['auth'],
       summary: 'Whether a recovery link is still valid',
       params: RecoveryHashParamsSchema,
-      response: formResponses
+      response: linkResponses
     },
     config: { form: true }
   }, async (request) => await recovery.check(request.params.hash))
@@ -50,7 +52,7 @@ const recoveryRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app
       summary: 'Set a new password with a recovery link (no sign-in: every session of the account ends)',
       params: RecoveryHashParamsSchema,
       body: RecoveryPasswordBodySchema,
-      response: formResponses
+      response: { ...formResponses, ...linkResponses }
     },
     config: { form: true }
   }, async (request) => await recovery.reset(request.params.hash, request.body.password, requestMeta(request)))

@@ -2,7 +2,7 @@
 // (401 without a token, 403 on another user's report, 404 for an unknown id).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { errorResponses, PageQuerySchema } from '../../../schemas/common.ts'
+import { BODY_ERRORS, errorResponses, PageQuerySchema, PARAM_ERRORS } from '../../../schemas/common.ts'
 import {
   CreatedReportSchema, CreateReportBodySchema, DiffsQuerySchema, DiffsResponseSchema, FriendsQuerySchema,
   FriendsSchema, GenerateReportResponseSchema, InterestsResponseSchema, ReportListSchema, ReportSchema,
@@ -40,7 +40,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags, security, summary: 'Queue generation (takes one report credit unless subscribed)',
       params: IdParams,
-      response: { 202: GenerateReportResponseSchema, ...errorResponses(401, 402, 403, 404, 429, 500, 503) }
+      response: { 202: GenerateReportResponseSchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 402, 403, 404, 429, 500, 503) }
     }
   }, async (request, reply) => reply.code(202).send(await reports.generate(request.user.id, request.params.id)))
 
@@ -48,7 +48,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags, security, summary: 'The report: its ReportItems once ready (ETag, 304 on If-None-Match)',
       params: IdParams,
-      response: { 200: ReportSchema, 304: Type.Null(), ...errorResponses(401, 403, 404, 429, 500, 503) }
+      response: { 200: ReportSchema, 304: Type.Null(), ...errorResponses(...PARAM_ERRORS, 401, 403, 404, 429, 500, 503) }
     }
   }, async (request, reply) => {
     const r = await reports.read(request.user.id, request.params.id)
@@ -64,7 +64,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags, security, summary: 'The full interest category tree of the report\'s profile on a source',
       params: IdParams,
       querystring: SourceQuerySchema,
-      response: { 200: InterestsResponseSchema, ...errorResponses(400, 401, 403, 404, 429, 500, 503) }
+      response: { 200: InterestsResponseSchema, ...errorResponses(...PARAM_ERRORS, 400, 401, 403, 404, 429, 500, 503) }
     }
   }, async (request) => {
     const d = await reports.detail<Category[]>(request.user.id, request.params.id, request.query.source, 'tree')
@@ -76,7 +76,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags, security, summary: 'Friends with common interests or red flags, paged',
       params: IdParams,
       querystring: FriendsQuerySchema,
-      response: { 200: FriendsSchema, ...errorResponses(400, 401, 403, 404, 429, 500, 503) }
+      response: { 200: FriendsSchema, ...errorResponses(...PARAM_ERRORS, 400, 401, 403, 404, 429, 500, 503) }
     }
   }, async (request) => {
     const q = request.query
@@ -89,7 +89,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags, security, summary: 'Month-by-month interest changes, newest first, paged',
       params: IdParams,
       querystring: DiffsQuerySchema,
-      response: { 200: DiffsResponseSchema, ...errorResponses(400, 401, 403, 404, 429, 500, 503) }
+      response: { 200: DiffsResponseSchema, ...errorResponses(...PARAM_ERRORS, 400, 401, 403, 404, 429, 500, 503) }
     }
   }, async (request) => {
     const offset = request.query.offset ?? 0
@@ -103,7 +103,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags, security, summary: 'Delete the report and its events',
       params: IdParams,
-      response: { 204: Type.Null(), ...errorResponses(401, 403, 404, 429, 500, 503) }
+      response: { 204: Type.Null(), ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 403, 404, 429, 500, 503) }
     }
   }, async (request, reply) => {
     await reports.remove(request.user.id, request.params.id)

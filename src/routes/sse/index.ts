@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { errorResponses } from '../../../schemas/common.ts'
+import { errorResponses, PARAM_ERRORS } from '../../../schemas/common.ts'
 import { Unauthorized } from '../../errors.ts'
 import { UNMATCHED_ROUTE } from '../../plugins/metrics.ts'
 import { openStream, type StreamHeaders } from './stream.ts'
@@ -53,7 +53,7 @@ const sseRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         200: Type.String({ description: 'text/event-stream: `id: <seq>`, `event: status|done`, `data: {...}`' }),
         204: Type.Null({ description: 'the report is over and the client has its last event' }),
-        ...errorResponses(400, 401, 403, 404, 429, 500, 503)
+        ...errorResponses(...PARAM_ERRORS, 400, 401, 403, 404, 429, 500, 503)
       }
     },
     onRequest: async (request) => {
