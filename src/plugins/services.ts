@@ -65,7 +65,7 @@ async function servicesPlugin (app: FastifyInstance, opts: ServicesOptions) {
   const { accounts, reports } = services
   await app.events.on(ACCOUNT_CHANGED_CHANNEL, (userId) => accounts.changed(userId), () => accounts.forgetAll())
   await app.events.on(REPORT_CHANGED_CHANNEL, (reportId) => reports.changed(reportId), () => reports.forgetAll())
-  app.addHook('onClose', async () => { services.mail.close() })
+  app.addHook('onClose', async () => { await services.mail.close() })
 }
 
 export default fp(servicesPlugin, { name: 'services', dependencies: ['db', 'events', 'queue'] })

@@ -34,15 +34,23 @@ export function createMailService (opts: MailOptions) {
     }
   }
 
+  const pending = new Set<Promise<void>>()
+
   return {
     send,
     /** send after the answer has left: a slow or failing mail server never delays or fails a request */
     sendLater (mail: Mail): void {
-      setImmediate(() => {
-        send(mail).catch((err: Error) => opts.log.error({ err: { message: err.message } }, 'mail not sent'))
-      })
+      const sending = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => send(mail))
+        .catch((err: Error) => opts.log.error({ err: { message: err.message } }, 'mail not sent'))
+        .finally(() => pending.delete(sending))
+      pending.add(sending)
     },
-    close: () => transport.close()
+    /** after the mails already accepted have gone (or failed): a shutdown loses none of them */
+    async close (): Promise<void> {
+      await Promise.all(pending)
+      transport.close()
+    }
   }
 }
 

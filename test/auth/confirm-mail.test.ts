@@ -157,3 +157,14 @@ t.test('development without SMTP: an RFC 822 file in DATA_DIR/outbox and the lin
   t.match(raw.replace(/=\n/g, ''), `${PUBLIC_URL}/confirm/${secret}`, 'the body has the link')
   t.same((await post(app, `/auth/confirm/${secret}`)).json(), { status: 'success' }, 'and it works')
 })
+
+t.test('closing the app sends the mails it has accepted first: a shutdown right after sign-up loses none', async (t) => {
+  const app = await build(t, { ...FAST_ARGON2, PUBLIC_URL })
+  const outbox = app.config.mail.outboxDir
+  const emails = [uniqueEmail('closing'), uniqueEmail('closing')]
+  for (const email of emails) t.equal((await signup(app, { email })).json().status, 'success')
+  // the mails leave after the answers (sendLater): close at once, before they have
+  await app.close()
+  const files = readdirSync(outbox).map((f) => readFileSync(join(outbox, f), 'utf8'))
+  for (const email of emails) t.ok(files.some((text) => text.includes(email)), `the mail to ${email} was written before the close ended`)
+})
