@@ -60,14 +60,22 @@ export function createReportService (deps: {
 
   /** the report if it is this user's: 404 when unknown, 403 when another user's */
   async function owned (userId: string, reportId: string) {
-    if (!UUID.test(reportId)) throw notFound('report not found')
-    const [row] = await db.select({
-      id: reports.id, userId: reports.userId, status: reports.status, progress: reports.progress,
-      profiles: reports.profiles, createdAt: reports.createdAt, generatedAt: reports.generatedAt, etag: reports.etag
-    }).from(reports).where(eq(reports.id, reportId))
+    // an id that is not a UUID is not looked up: 404 like an unknown one
+    const [found] = UUID.test(reportId)
+      ? await db.select({
+        id: reports.id, userId: reports.userId, status: reports.status, progress: reports.progress,
+        profiles: reports.profiles, createdAt: reports.createdAt, generatedAt: reports.generatedAt, etag: reports.etag
+      }).from(reports).where(eq(reports.id, reportId))
+      : []
+    const row = ownedBy(userId, found)
+    return { ...row, profiles: row.profiles as StoredProfile[] }
+  }
+
+  /** 404 when there is no such report, 403 when it is another user's */
+  function ownedBy<R extends { userId: string }> (userId: string, row: R | null | undefined): R {
     if (!row) throw notFound('report not found')
     if (row.userId !== userId) throw new Forbidden()
-    return { ...row, profiles: row.profiles as StoredProfile[] }
+    return row
   }
 
   const publicProfiles = (list: StoredProfile[]): ReportProfile[] =>
@@ -155,10 +163,7 @@ export function createReportService (deps: {
 
     /** a ready report's stored bytes and ETag, or the state of one that is not ready yet */
     async read (userId: string, reportId: string) {
-      if (!UUID.test(reportId)) throw notFound('report not found')
-      const r = await readView.get(reportId)
-      if (!r) throw notFound('report not found')
-      if (r.userId !== userId) throw new Forbidden()
+      const r = ownedBy(userId, UUID.test(reportId) ? await readView.get(reportId) : null)
       if (r.body !== null) return { ready: true as const, body: r.body, etag: r.etag! }
       return {
         ready: false as const,
