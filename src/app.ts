@@ -82,7 +82,13 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(requestIdPlugin)
   await app.register(errorsPlugin)
   await app.register(dbPlugin, { database: deps.database, url: config.databaseUrl, dataDir: config.dataDir })
-  await app.register(securityPlugin, { tls: config.tls.enabled, allowHttp: config.allowHttp, corsOrigins: config.corsOrigins })
+  await app.register(securityPlugin, {
+    tls: config.tls.enabled,
+    allowHttp: config.allowHttp,
+    corsOrigins: config.corsOrigins,
+    apiPrefix: API_PREFIX,
+    documentPrefixes: [`${API_PREFIX}/docs`]
+  })
   await app.register(eventsPlugin)
   // before the queue, so that on close the streams end first, not after the workers stop
   await app.register(ssePlugin, { heartbeatS: config.sseHeartbeatS })

@@ -13,22 +13,54 @@ export interface SecurityOptions {
   tls: boolean
   allowHttp: boolean
   corsOrigins: string[]
+  /** requests under this prefix are API requests (JSON, event streams) … */
+  apiPrefix: string
+  /** … except these, which serve HTML documents (the docs UI) */
+  documentPrefixes: string[]
+}
+
+const HSTS = { maxAge: 31536000, includeSubDomains: true }
+
+/** helmet for the HTML documents: its defaults, with the dashboard's image and fetch sources */
+export const DOCUMENT_HELMET: HelmetOptions = {
+  hsts: HSTS,
+  contentSecurityPolicy: {
+    directives: { 'default-src': ["'self'"], 'img-src': ["'self'", 'data:', 'https:'], 'connect-src': ["'self'"] }
+  }
+}
+
+/** helmet for API answers: nothing may load from or frame them; no document-only headers */
+export const API_HELMET: HelmetOptions = {
+  hsts: HSTS,
+  contentSecurityPolicy: { useDefaults: false, directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] } },
+  frameguard: { action: 'deny' },
+  crossOriginOpenerPolicy: false,
+  originAgentCluster: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false
 }
 
 async function securityPlugin (app: FastifyInstance, opts: SecurityOptions) {
   // The API speaks JSON: a text/plain body is 415, not a string handed to a schema (DESIGN 3.1, 8.8).
   app.removeContentTypeParser('text/plain')
   // helmet's headers depend on its options alone: worked out once here, not by running helmet on
-  // every request. They go on the raw response, as helmet puts them, so that a hijacked answer (SSE) has them too.
-  const headers = Object.entries(helmetHeaders({
-    hsts: { maxAge: 31536000, includeSubDomains: true },
-    contentSecurityPolicy: {
-      directives: { 'default-src': ["'self'"], 'img-src': ["'self'", 'data:', 'https:'], 'connect-src': ["'self'"] }
-    }
-  }))
-  app.addHook('onRequest', (_request, reply, done) => {
+  // every request. They go on the raw response, as helmet puts them, so that a hijacked answer (SSE)
+  // has them too. Two sets: the API's JSON and event streams get the headers that protect an API
+  // response (OWASP REST Security Cheat Sheet): a CSP that allows nothing and no framing, HSTS,
+  // nosniff, same-origin resource policy, no referrer. The headers that only mean something for an
+  // HTML document (a page CSP, COOP, Origin-Agent-Cluster, DNS prefetch, IE download options,
+  // X-XSS-Protection, Flash/PDF cross-domain policies) go on documents: the dashboard and the docs UI.
+  // They made every JSON answer ~0.6 KB longer and cost a third of a bare route's throughput (README).
+  const documentHeaders = Object.entries(helmetHeaders(DOCUMENT_HELMET))
+  const apiHeaders = Object.entries(helmetHeaders(API_HELMET))
+  const { apiPrefix, documentPrefixes } = opts
+  app.addHook('onRequest', (request, reply, done) => {
+    const url = request.url
+    const document = !url.startsWith(apiPrefix) || documentPrefixes.some((prefix) => url.startsWith(prefix))
     const res = reply.raw
-    for (const [name, value] of headers) res.setHeader(name, value)
+    for (const [name, value] of document ? documentHeaders : apiHeaders) res.setHeader(name, value)
     done()
   })
   if (opts.corsOrigins.length) {

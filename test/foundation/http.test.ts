@@ -112,10 +112,24 @@ t.test('security headers (helmet, HSTS) on every answer; CORS only for CORS_ORIG
     const res = await app.inject({ url })
     t.match(res.headers['strict-transport-security'], /max-age=31536000; includeSubDomains/, `${url}: HSTS`)
     t.equal(res.headers['x-content-type-options'], 'nosniff', `${url}: nosniff`)
-    t.equal(res.headers['x-frame-options'], 'SAMEORIGIN', `${url}: frame options`)
-    t.match(res.headers['content-security-policy'], /default-src 'self'/, `${url}: CSP`)
+    t.equal(res.headers['x-frame-options'], 'DENY', `${url}: frame options`)
+    t.equal(res.headers['content-security-policy'], "default-src 'none';frame-ancestors 'none'", `${url}: an API answer may load and be framed by nothing`)
+    t.equal(res.headers['cross-origin-resource-policy'], 'same-origin', `${url}: resource policy`)
     t.equal(res.headers['referrer-policy'], 'no-referrer', `${url}: referrer policy`)
     t.equal(res.headers['x-powered-by'], undefined)
+    for (const documentOnly of ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-xss-protection', 'x-permitted-cross-domain-policies']) {
+      t.equal(res.headers[documentOnly], undefined, `${url}: no ${documentOnly} (a header for HTML documents)`)
+    }
+  }
+  // the HTML documents (the dashboard, the docs UI and its assets) get helmet's document set
+  for (const url of ['/', '/index.html', '/api/v1/docs/', '/api/v1/docs/static/swagger-initializer.js']) {
+    const res = await app.inject({ url })
+    t.equal(res.statusCode, 200, url)
+    t.match(res.headers['content-security-policy'], /^default-src 'self';.*script-src 'self'/, `${url}: the page CSP`)
+    t.equal(res.headers['x-frame-options'], 'SAMEORIGIN', `${url}: frame options`)
+    t.equal(res.headers['cross-origin-opener-policy'], 'same-origin', `${url}: COOP`)
+    t.match(res.headers['strict-transport-security'], /max-age=31536000; includeSubDomains/, `${url}: HSTS`)
+    t.equal(res.headers['x-content-type-options'], 'nosniff', `${url}: nosniff`)
   }
   const allowed = await app.inject({ method: 'OPTIONS', url: '/api/v1/auth/signin', headers: { origin: 'https://partner.example.test', 'access-control-request-method': 'POST' } })
   t.equal(allowed.headers['access-control-allow-origin'], 'https://partner.example.test', 'a CORS_ORIGINS origin may call')
