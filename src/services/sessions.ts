@@ -5,8 +5,9 @@
 // The store keeps the rows it reads and writes in memory (src/services/view-cache.ts), so that a
 // refresh costs no database round trip: a kept row is used only while it is unexpired and its session
 // is not in the ended set; otherwise the row is read again. Rolling expiry writes the row again only
-// once the new expiry is ROLL_SLACK_MS past the stored one: the stored expiry then trails the cookie's
-// by at most that much, instead of costing a write per refresh.
+// once the new expiry is ROLL_SLACK_MS past the stored one, and refresh re-sends the cookie only then
+// (rollDue): both expiries trail the last refresh by at most that much, instead of a write and a
+// Set-Cookie per refresh.
 import { and, eq, gt, isNull, lte, or } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { sessions } from '../db/schema.ts'
@@ -110,6 +111,15 @@ export function createSessionService (deps: { database: Database, ttlSeconds: nu
   return {
     store,
     isEnded: (publicId: string) => ended.has(publicId),
+    /**
+     * whether a refresh should roll this session's expiry: when the stored expiry would move at least
+     * ROLL_SLACK_MS (or the row is not kept here). Otherwise neither the row nor the cookie is sent
+     * again: the cookie's Expires then trails the rolling expiry by at most a minute, as the row's does.
+     */
+    rollDue (sid: string): boolean {
+      const kept = rows.peek(sid)
+      return !kept || now() + deps.ttlSeconds * 1000 - kept.expiresAt >= ROLL_SLACK_MS
+    },
     /** a NOTIFY from another instance (or this one) */
     onEndedNotice: (publicId: string) => { markEnded(publicId) },
 

@@ -64,6 +64,19 @@ t.test('the session rolls on refresh and ends after SESSION_TTL without one', as
   t.equal((await expiresAt()).getTime(), clock + 30 * DAY, 'rolled forward by the refresh')
   t.ok(setCookieLine(res), 'the cookie is sent again with its new expiry')
 
+  // within the minute after a roll, a refresh gives a token and rolls nothing: no write, no cookie
+  const rolledTo = (await expiresAt()).getTime()
+  clock += 30_000
+  const soon = await refresh(app, cookie)
+  t.equal(soon.statusCode, 200)
+  t.equal(soon.json().status, 'success')
+  t.equal(setCookieLine(soon), undefined, 'no Set-Cookie within a minute of the last roll')
+  t.equal((await expiresAt()).getTime(), rolledTo, 'the stored expiry stays')
+  clock += 31_000
+  const later = await refresh(app, cookie)
+  t.ok(setCookieLine(later), 'a minute after the roll, the cookie is sent again')
+  t.equal((await expiresAt()).getTime(), clock + 30 * DAY, 'and the stored expiry rolls')
+
   clock += 30 * DAY + 1000
   t.same((await refresh(app, cookie)).json(), ACCESS_DENIED, 'expired server-side')
 })
@@ -177,5 +190,7 @@ t.test('Origin check on refresh (DESIGN 8.10)', async (t) => {
   t.equal((await refresh(app, cookie, { origin: 'https://partner.example.test' })).statusCode, 200, 'a CORS_ORIGINS origin')
   t.equal((await refresh(app, cookie, { 'sec-fetch-site': 'same-origin' })).statusCode, 200, 'Sec-Fetch-Site: same-origin')
   t.equal((await refresh(app, cookie)).statusCode, 200, 'neither header (a non-browser client)')
-  t.ok(sessionCookie(await refresh(app, cookie)))
+  const last = await refresh(app, cookie)
+  t.equal(last.json().status, 'success')
+  t.equal(sessionCookie(last), undefined, 'rolled at sign-in, less than a minute ago: the cookie is not sent again')
 })

@@ -56,9 +56,13 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
   }, async (request) => {
     const s = request.session
     if (!s?.userId || !s.publicId || app.sessions.isEnded(s.publicId)) throw new Unauthorized()
-    // Rolling expiry: the row and the cookie are saved again when the answer leaves.
-    s.touch()
-    s.set('refreshedAt', Date.now())
+    // Rolling expiry, at most once a minute (src/services/sessions.ts): the row and the cookie are
+    // saved again when the answer leaves. refreshedAt marks the session modified (touch() alone
+    // does not, and does nothing to a browser-session cookie, whose row must roll all the same).
+    if (app.sessions.rollDue(s.sessionId)) {
+      s.touch()
+      s.set('refreshedAt', Date.now())
+    }
     return { status: 'success' as const, token: app.issueToken({ id: s.userId, sid: s.publicId }) }
   })
 
