@@ -72,11 +72,12 @@ export function createAccountService (deps: Deps) {
     return secret
   }
 
-  async function lockedFor (email: string): Promise<number> {
+  /** seconds until this address may try again (0: now), and whether it has failures on record */
+  async function lockedFor (email: string): Promise<{ retryAfter: number, failed: boolean }> {
     const [row] = await db.select({ lockedUntil: signinFailures.lockedUntil }).from(signinFailures)
       .where(eq(signinFailures.email, email))
     const until = row?.lockedUntil?.getTime() ?? 0
-    return until > now() ? Math.ceil((until - now()) / 1000) : 0
+    return { retryAfter: until > now() ? Math.ceil((until - now()) / 1000) : 0, failed: row !== undefined }
   }
 
   async function recordFailure (email: string): Promise<void> {
@@ -165,9 +166,12 @@ export function createAccountService (deps: Deps) {
     },
 
     async signin (email: string, password: string, meta: RequestMeta): Promise<SigninOutcome> {
-      const retryAfter = await lockedFor(email)
+      // the two reads are independent: one round trip's wait instead of two
+      const [{ retryAfter, failed }, [user]] = await Promise.all([
+        lockedFor(email),
+        db.select({ id: users.id, passwordHash: users.passwordHash }).from(users).where(eq(users.email, email))
+      ])
       if (retryAfter > 0) return { ok: false, retryAfter }
-      const [user] = await db.select({ id: users.id, passwordHash: users.passwordHash }).from(users).where(eq(users.email, email))
       if (!user?.passwordHash) {
         await deps.passwords.verifyDummy(password)
         await recordFailure(email)
@@ -181,7 +185,8 @@ export function createAccountService (deps: Deps) {
         return { ok: false, fieldError: { field: 'password', message: MESSAGES.wrongCredentials } }
       }
       if (rehash) await db.update(users).set({ passwordHash: await deps.passwords.hash(password) }).where(eq(users.id, user.id))
-      await db.delete(signinFailures).where(eq(signinFailures.email, email))
+      // a success clears the address's failures (none on record: nothing to clear)
+      if (failed) await db.delete(signinFailures).where(eq(signinFailures.email, email))
       await deps.audit.record(AUDIT.signinSuccess, user.id, meta)
       return { ok: true, userId: user.id }
     },

@@ -3,7 +3,7 @@
 import t from 'tap'
 import argon2 from 'argon2'
 import { build, freshDatabase, GOOD_PASSWORD, sessionCookie, uniqueEmail } from '../helper.ts'
-import { claims, FAST_ARGON2, info, refresh, registered, setCookieLine, signin, WRONG_CREDENTIALS } from './support.ts'
+import { claims, FAST_ARGON2, info, post, refresh, registered, setCookieLine, signin, WRONG_CREDENTIALS } from './support.ts'
 
 t.test('success: a 24-hour HS256 JWT when token is true, the cookie always', async (t) => {
   const app = await build(t, FAST_ARGON2)
@@ -124,6 +124,16 @@ t.test('the session id changes at sign-in; the cookie sent in is dead afterwards
   t.equal(third.json().status, 'success')
   t.not(sessionCookie(third), planted)
   t.equal((await refresh(app, planted)).statusCode, 401)
+
+  // A correctly signed cookie of a session that has ended is not revived either: a fresh id.
+  const jwt = (await refresh(app, after)).json().token as string
+  t.equal((await post(app, '/auth/signout', undefined, { authorization: `Bearer ${jwt}`, cookie: after })).statusCode, 200)
+  const fourth = await signin(app, { email }, { cookie: after })
+  t.equal(fourth.json().status, 'success')
+  t.ok(sessionCookie(fourth))
+  t.not(sessionCookie(fourth), after, 'not the signed-out id')
+  t.same((await refresh(app, after)).json(), { code: 401, message: 'access denied' }, 'the signed-out cookie stays dead')
+  t.equal((await refresh(app, sessionCookie(fourth))).statusCode, 200, 'the new one is live')
 })
 
 t.test('a wrong password of a registered account does not start a session', async (t) => {

@@ -5,7 +5,11 @@ import type { FastifyRequest } from 'fastify'
 import type { AuthUser } from '../../plugins/auth.ts'
 
 export async function startSession (request: FastifyRequest, userId: string, opts: { remember?: boolean } = {}): Promise<AuthUser> {
-  await request.session.regenerate()
+  // Only signed-in sessions are stored, so a session with a publicId came from the store (a cookie of
+  // a live session): it gets a new id and the old one ends. Any other session was made for this
+  // request, with an id @fastify/session just generated (a planted cookie of an unknown session is
+  // not taken over): regenerating it would only cost a query that ends nothing.
+  if (request.session.publicId) await request.session.regenerate()
   request.session.set('userId', userId)
   request.session.set('publicId', randomUUID())
   if (opts.remember === false) request.session.options({ maxAge: 0 })
