@@ -75,10 +75,10 @@ const sseRoutes: FastifyPluginAsyncTypebox = async (app) => {
       prepared.cancel()
       return
     }
-    // Hijacking skips Fastify's header handling: helmet's headers are on the raw response, the
-    // rest (rate limit, request id) on the reply.
+    // Hijacking skips Fastify's header handling: the reply's headers (helmet's, rate limit, request
+    // id) are sent here.
     const headers: StreamHeaders = {}
-    for (const [name, value] of Object.entries({ ...reply.raw.getHeaders(), ...reply.getHeaders() })) {
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
       if (value !== undefined) headers[name] = value
     }
     headers['content-type'] = 'text/event-stream'
