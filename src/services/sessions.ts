@@ -59,6 +59,8 @@ export function createSessionService (deps: { database: Database, ttlSeconds: nu
   }
   const rows = createViewCache({ load: loadRow, keep: (r) => r !== null, maxEntries: 100_000, ttlMs: 60_000 })
   const live = (r: Row | null) => r !== null && r.expiresAt > now() && !ended.has(r.publicId)
+  /** a row stored with this expiry is due a write: its kept expiry is ROLL_SLACK_MS or more behind */
+  const rollsOn = (kept: Row, expiresAt: number) => expiresAt - kept.expiresAt >= ROLL_SLACK_MS
 
   /** the live row of a session id: the kept one, else (none kept, or it looks expired or ended) the database's */
   async function liveRow (sid: string): Promise<Row | null> {
@@ -83,7 +85,7 @@ export function createSessionService (deps: { database: Database, ttlSeconds: nu
       const { userId, publicId } = session
       const kept = rows.peek(sid)
       if (kept && live(kept) && kept.userId === userId && kept.publicId === publicId &&
-          kept.data.cookie?.originalMaxAge === data.cookie?.originalMaxAge && expiresAt - kept.expiresAt < ROLL_SLACK_MS) {
+          kept.data.cookie?.originalMaxAge === data.cookie?.originalMaxAge && !rollsOn(kept, expiresAt)) {
         cb()
         return
       }
@@ -118,7 +120,7 @@ export function createSessionService (deps: { database: Database, ttlSeconds: nu
      */
     rollDue (sid: string): boolean {
       const kept = rows.peek(sid)
-      return !kept || now() + deps.ttlSeconds * 1000 - kept.expiresAt >= ROLL_SLACK_MS
+      return !kept || rollsOn(kept, now() + deps.ttlSeconds * 1000)
     },
     /** a NOTIFY from another instance (or this one) */
     onEndedNotice: (publicId: string) => { markEnded(publicId) },
