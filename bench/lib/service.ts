@@ -1,9 +1,10 @@
 // The service under test: `src/server.ts` as its own process, configured only through its
 // environment (DESIGN 2). Rate limits are raised here, by configuration, not by any code path.
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { settings } from './settings.ts'
-import { startChild, type Child } from './processes.ts'
+import { ROOT, startChild, type Child } from './processes.ts'
 
 // the largest value schemas/env.ts accepts
 export const NO_LIMIT = String(2 ** 31 - 1)
@@ -31,6 +32,22 @@ export function newSecrets () {
   return { jwtSecret: randomBytes(32).toString('base64url'), sessionSecret: randomBytes(32).toString('base64url') }
 }
 
+/**
+ * The V8 flags `npm start` gives the service (package.json), so that the benchmark measures the
+ * process an operator runs: the tokens of the start script from `node` to the script, less the
+ * `--import tsx` that every child gets anyway.
+ */
+export function startScriptFlags (): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  const words = pkg.scripts.start.trim().split(/\s+/)
+  const flags: string[] = []
+  for (let i = words.indexOf('node') + 1; i < words.length && words[i].startsWith('-'); i++) {
+    if (words[i] === '--import') i++
+    else flags.push(words[i])
+  }
+  return flags
+}
+
 export interface ServiceOptions {
   name: string
   databaseUrl: string
@@ -49,7 +66,7 @@ export async function startService (run: BenchRun, opts: ServiceOptions): Promis
     https: tls,
     logDir: run.logDir,
     nofile: opts.nofile,
-    nodeFlags: opts.nodeFlags,
+    nodeFlags: [...startScriptFlags(), ...(opts.nodeFlags ?? [])],
     env: {
       NODE_ENV: 'development',
       HOST: '127.0.0.1',
