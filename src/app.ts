@@ -6,7 +6,7 @@ import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
 import type { MailService } from './services/mail.ts'
 import { createSessionService } from './services/sessions.ts'
-import { genReqId, loggerOptions } from './logger.ts'
+import { genReqId, loggerOptions, requestLogger } from './logger.ts'
 import { createMetrics } from './services/metrics.ts'
 
 import lifecyclePlugin from './plugins/lifecycle.ts'
@@ -59,6 +59,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     // ids from genReqId: a safe incoming X-Request-ID is kept, anything else replaced (src/logger.ts)
     requestIdHeader: false,
     genReqId,
+    // a request's logger is made when it first writes a line (src/logger.ts)
+    childLoggerFactory: requestLogger,
     // Fastify's own early errors (bad URL, unparsable HTTP/1.1) in the GeneralError shape too
     frameworkErrors,
     clientErrorHandler,

@@ -1,8 +1,8 @@
 // pino options: a request id on every line, and never a password, token, cookie or secret (DESIGN 8.9).
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import type { FastifyRequest, FastifyServerOptions } from 'fastify'
-import pino from 'pino'
+import type { FastifyBaseLogger, FastifyRequest, FastifyServerOptions } from 'fastify'
+import pino, { type Bindings, type ChildLoggerOptions, type Logger as PinoLogger } from 'pino'
 
 export const REDACT_PATHS = [
   'req.headers.authorization',
@@ -79,4 +79,56 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
 export function genReqId (req: IncomingMessage): string {
   const incoming = req.headers[REQUEST_ID_HEADER]
   return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID()
+}
+
+type LevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
+type LogFn = (...args: unknown[]) => void
+
+// Fastify makes a child logger (the request id bound) for every request. pino's child() costs about
+// a microsecond, and at LOG_LEVEL=warn a request that goes well logs nothing: this stand-in makes the
+// child only when a line at an enabled level is written, so such a request never pays for it.
+class RequestLogger {
+  private made: PinoLogger | undefined
+  private readonly parent: PinoLogger
+  private readonly bindings: Bindings
+  private readonly options: ChildLoggerOptions
+
+  constructor (parent: PinoLogger, bindings: Bindings, options: ChildLoggerOptions) {
+    this.parent = parent
+    this.bindings = bindings
+    this.options = options
+  }
+
+  private real (): PinoLogger {
+    return (this.made ??= this.parent.child(this.bindings, this.options))
+  }
+
+  get level (): string { return this.made ? this.made.level : this.options.level ?? this.parent.level }
+  set level (level: string) { this.real().level = level }
+
+  isLevelEnabled (level: string): boolean {
+    // a route's own logLevel (the health routes have one) is the child's, not the parent's
+    return this.made || this.options.level !== undefined ? this.real().isLevelEnabled(level) : this.parent.isLevelEnabled(level)
+  }
+
+  private write (level: LevelName, args: unknown[]): void {
+    if (this.isLevelEnabled(level)) (this.real()[level] as LogFn)(...args)
+  }
+
+  fatal (...args: unknown[]): void { this.write('fatal', args) }
+  error (...args: unknown[]): void { this.write('error', args) }
+  warn (...args: unknown[]): void { this.write('warn', args) }
+  info (...args: unknown[]): void { this.write('info', args) }
+  debug (...args: unknown[]): void { this.write('debug', args) }
+  trace (...args: unknown[]): void { this.write('trace', args) }
+  silent (): void {}
+  child (bindings: Bindings, options?: ChildLoggerOptions): PinoLogger { return this.real().child(bindings, options) }
+}
+
+/** Fastify's childLoggerFactory: a request's logger, made real by its first line at an enabled level */
+export function requestLogger (logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  const parent = logger as PinoLogger
+  // a logger that is not pino's (Fastify's no-op one when logging is off) makes its own children
+  if (typeof parent.isLevelEnabled !== 'function') return logger.child(bindings, options)
+  return new RequestLogger(parent, bindings, options) as unknown as FastifyBaseLogger
 }
