@@ -9,6 +9,7 @@ import { createVerifier } from 'fast-jwt'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { CrossSiteRequest, Unauthorized } from '../errors.ts'
 import { SESSION_ENDED_CHANNEL, type SessionService } from '../services/sessions.ts'
+import { createCookieSigner, type CookieSigner } from '../services/cookie-signer.ts'
 
 export const SESSION_COOKIE = 'sid'
 export const COOKIE_PATH = '/api/v1'
@@ -51,11 +52,11 @@ export interface AuthOptions {
   allowedOrigins: string[]
 }
 
-async function sessionCookie (app: FastifyInstance, opts: AuthOptions) {
+async function sessionCookie (app: FastifyInstance, opts: AuthOptions, signer: CookieSigner) {
   await app.register(cookie)
   await app.register(session, {
-    // the first signs; cookies signed with a rotated-out secret (SESSION_PREVIOUS_SECRETS) still verify
-    secret: [opts.session.secret, ...opts.session.previousSecrets],
+    // the first secret signs; cookies signed with a rotated-out one (SESSION_PREVIOUS_SECRETS) still verify
+    secret: signer,
     cookieName: SESSION_COOKIE,
     store: opts.sessions.store as never,
     saveUninitialized: false,
@@ -92,7 +93,9 @@ async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
   // Cookies (@fastify/cookie) and the session cookie are decoded only in the scopes that use them
   // (sign-in, refresh, sign-out, SSE), each registering app.sessionCookie: anywhere else (every
   // Bearer call) @fastify/session would make, sign and hash a session for each request, only to drop it.
-  app.decorate('sessionCookie', fp(async (scope: FastifyInstance) => sessionCookie(scope, opts)))
+  // one signer for every scope, so what it has computed is shared (src/services/cookie-signer.ts)
+  const signer = createCookieSigner([opts.session.secret, ...opts.session.previousSecrets])
+  app.decorate('sessionCookie', fp(async (scope: FastifyInstance) => sessionCookie(scope, opts, signer)))
 
   await app.register(jwt, {
     secret: opts.jwt.secret,

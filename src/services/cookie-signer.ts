@@ -1,0 +1,50 @@
+// The session cookie's signer (@fastify/cookie's Signer: HMAC-SHA256, the first secret signs, the
+// others still verify), with what it computed kept. @fastify/session signs the session id on every
+// request that reads a session and verifies the cookie on every request that sends one; a refresh
+// (issue 7, scenario 4) paid for both HMACs each time, for the same few values over and over. Both
+// are pure functions of their input and the secrets, so a kept result is the result the Signer would
+// compute. Only verified cookies are kept: a cookie that fails verification is checked afresh each
+// time (a constant-time comparison in the Signer), and a forged cookie cannot push anything out.
+import { Signer } from '@fastify/cookie'
+
+export interface UnsignResult { valid: boolean, renew: boolean, value: string | null }
+
+export interface CookieSigner {
+  sign: (value: string) => string
+  unsign: (signed: string) => UnsignResult
+}
+
+/** a bounded map whose oldest entries go first */
+function bounded<V> (max: number) {
+  const map = new Map<string, V>()
+  return {
+    get: (key: string) => map.get(key),
+    set (key: string, value: V) {
+      if (map.size >= max) map.delete(map.keys().next().value!)
+      map.set(key, value)
+    }
+  }
+}
+
+export function createCookieSigner (secrets: string[], maxEntries = 10_000): CookieSigner {
+  const signer = new Signer(secrets, 'sha256')
+  const signed = bounded<string>(maxEntries)
+  const verified = bounded<UnsignResult>(maxEntries)
+  return {
+    sign (value) {
+      let s = signed.get(value)
+      if (s === undefined) {
+        s = signer.sign(value)
+        signed.set(value, s)
+      }
+      return s
+    },
+    unsign (cookie) {
+      const known = verified.get(cookie)
+      if (known) return { ...known }
+      const result = signer.unsign(cookie) as UnsignResult
+      if (result.valid) verified.set(cookie, { ...result })
+      return result
+    }
+  }
+}
