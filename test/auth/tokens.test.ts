@@ -77,3 +77,27 @@ t.test('session cookies signed with a rotated-out SESSION_SECRET keep working fr
   const fresh = await signedIn(rotated, email)
   t.equal((await refresh(unrotated, fresh.cookie)).statusCode, 200, 'new cookies are signed with the new secret')
 })
+
+t.test('a session refreshed again within a second gets the same token; the next second a new one', async (t) => {
+  const app = await build(t, { ...FAST_ARGON2, JWT_TTL: '900' })
+  const { email } = await registered(app)
+  const { token } = await signedIn(app, email)
+  const { sub, sid } = claims(token) as { sub: string, sid: string }
+  const realNow = Date.now
+  t.teardown(() => { Date.now = realNow })
+  // the middle of a second, so that both calls fall in it
+  const second = Math.floor(realNow() / 1000) + 5
+  Date.now = () => second * 1000 + 500
+  const first = app.issueToken({ id: sub, sid })
+  t.equal(app.issueToken({ id: sub, sid }), first, 'the same second: the same token')
+  t.same(claims(first), { sub, sid, iat: second, exp: second + 900 }, 'its claims are those of a new signature')
+  Date.now = () => (second + 1) * 1000 + 500
+  const next = app.issueToken({ id: sub, sid })
+  t.not(next, first, 'the next second: a new token')
+  t.same(claims(next), { sub, sid, iat: second + 1, exp: second + 901 })
+  const other = app.issueToken({ id: sub, sid: '00000000-0000-0000-0000-000000000000' })
+  t.not(other, next, 'another session: its own token')
+  Date.now = realNow
+  t.equal((await info(app, first)).statusCode, 200, 'the kept token verifies')
+  t.equal((await info(app, next)).statusCode, 200)
+})
