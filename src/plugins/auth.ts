@@ -163,13 +163,14 @@ async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
   // a session refreshed again within the same second gets the token it got the first time, the same
   // bytes a new signature would make, without signing again. Bounded, oldest first out.
   const issued = new Map<string, { sub: string, iat: number, token: string }>()
+  const ISSUED_MAX = 10_000
   app.decorate('issueToken', (user: AuthUser) => {
     const iat = Math.floor(Date.now() / 1000)
     const known = issued.get(user.sid)
     if (known && known.iat === iat && known.sub === user.id) return known.token
     const token = app.jwt.sign({ sub: user.id, sid: user.sid, iat })
     issued.delete(user.sid)
-    if (issued.size >= VERIFIED_MAX) issued.delete(issued.keys().next().value!)
+    if (issued.size >= ISSUED_MAX) issued.delete(issued.keys().next().value!)
     issued.set(user.sid, { sub: user.id, iat, token })
     return token
   })
