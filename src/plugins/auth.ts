@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import { CrossSiteRequest, Unauthorized } from '../errors.ts'
 import { SESSION_ENDED_CHANNEL, type SessionService } from '../services/sessions.ts'
 import { createCookieSigner, type CookieSigner } from '../services/cookie-signer.ts'
+import { boundedMap } from '../services/bounded-map.ts'
 
 export const SESSION_COOKIE = 'sid'
 export const COOKIE_PATH = '/api/v1'
@@ -107,8 +108,7 @@ async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
 
   // Tokens verified already, by their text, until they expire: a Bearer request then costs a Map
   // lookup rather than a SHA-256 of the token (fast-jwt's cache key) and its checks. Bounded, oldest first out.
-  const verified = new Map<string, { id: string, sid: string, expMs: number }>()
-  const VERIFIED_MAX = 10_000
+  const verified = boundedMap<{ id: string, sid: string, expMs: number }>(10_000)
 
   function claimsOf (token: string): { id: string, sid: string, expMs: number } | null {
     const known = verified.get(token)
@@ -123,10 +123,7 @@ async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
     }
     if (!claims || typeof claims.sub !== 'string' || typeof claims.sid !== 'string') return null
     const entry = { id: claims.sub, sid: claims.sid, expMs: typeof claims.exp === 'number' ? claims.exp * 1000 : 0 }
-    if (entry.expMs > 0) {
-      if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!)
-      verified.set(token, entry)
-    }
+    if (entry.expMs > 0) verified.set(token, entry)
     return entry
   }
 
@@ -162,15 +159,12 @@ async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
   // A token is a function of its claims alone (sub, sid, iat in whole seconds, exp = iat + JWT_TTL):
   // a session refreshed again within the same second gets the token it got the first time, the same
   // bytes a new signature would make, without signing again. Bounded, oldest first out.
-  const issued = new Map<string, { sub: string, iat: number, token: string }>()
-  const ISSUED_MAX = 10_000
+  const issued = boundedMap<{ sub: string, iat: number, token: string }>(10_000)
   app.decorate('issueToken', (user: AuthUser) => {
     const iat = Math.floor(Date.now() / 1000)
     const known = issued.get(user.sid)
     if (known && known.iat === iat && known.sub === user.id) return known.token
     const token = app.jwt.sign({ sub: user.id, sid: user.sid, iat })
-    issued.delete(user.sid)
-    if (issued.size >= ISSUED_MAX) issued.delete(issued.keys().next().value!)
     issued.set(user.sid, { sub: user.id, iat, token })
     return token
   })

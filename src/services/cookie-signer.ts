@@ -6,6 +6,7 @@
 // compute. Only verified cookies are kept: a cookie that fails verification is checked afresh each
 // time (a constant-time comparison in the Signer), and a forged cookie cannot push anything out.
 import { Signer } from '@fastify/cookie'
+import { boundedMap } from './bounded-map.ts'
 
 export interface UnsignResult { valid: boolean, renew: boolean, value: string | null }
 
@@ -14,22 +15,10 @@ export interface CookieSigner {
   unsign: (signed: string) => UnsignResult
 }
 
-/** a bounded map whose oldest entries go first */
-function bounded<V> (max: number) {
-  const map = new Map<string, V>()
-  return {
-    get: (key: string) => map.get(key),
-    set (key: string, value: V) {
-      if (map.size >= max) map.delete(map.keys().next().value!)
-      map.set(key, value)
-    }
-  }
-}
-
 export function createCookieSigner (secrets: string[], maxEntries = 10_000): CookieSigner {
   const signer = new Signer(secrets, 'sha256')
-  const signed = bounded<string>(maxEntries)
-  const verified = bounded<UnsignResult>(maxEntries)
+  const signed = boundedMap<string>(maxEntries)
+  const verified = boundedMap<UnsignResult>(maxEntries)
   return {
     sign (value) {
       let s = signed.get(value)
