@@ -1,12 +1,14 @@
 // The load generator: one autocannon run in its own process. The spec arrives as JSON in argv[2];
-// the result goes to stdout as one JSON line. `headerSets` spreads the requests over several header
-// sets, round-robin per request (e.g. one session cookie each, as many clients would); autocannon
-// allows per-connection headers only without pipelining, per-request setup with it too.
+// the result goes to stdout as one JSON line. `headerSets` gives each connection its own header set,
+// round-robin over the connections (e.g. one session cookie each, as many clients would). It is set
+// once per connection (setupClient), so autocannon builds the request once, as it does for a plain
+// run; a per-request setupRequest would rebuild it for every request and load the client instead.
 import autocannon from 'autocannon'
 import type { LoadSpec } from '../lib/load.ts'
 
 const spec = JSON.parse(process.argv[2]) as LoadSpec
 let next = 0
+const sets = spec.headerSets?.length ? spec.headerSets : undefined
 const result = await autocannon({
   url: spec.url,
   method: spec.method ?? 'GET',
@@ -16,9 +18,8 @@ const result = await autocannon({
   pipelining: spec.pipelining,
   duration: spec.duration,
   timeout: spec.timeout,
-  requests: spec.headerSets?.length
-    ? [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, ...spec.headerSets![next++ % spec.headerSets!.length] } }) }]
-    : undefined
+  // (client.setHeaders refuses to run when pipelining; setting the connection's one request does the same)
+  setupClient: sets && ((client) => { client.requestIterator.setRequests([{ headers: { ...spec.headers, ...sets[next++ % sets.length] } }]) })
 })
 process.stdout.write(JSON.stringify({
   requests: { average: result.requests.average, total: result.requests.total },
