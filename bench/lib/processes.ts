@@ -20,6 +20,9 @@ export async function freePort (): Promise<number> {
   return port
 }
 
+/** process.memoryUsage() after a full collection, and the bytes V8 has committed to its young generation */
+export type ProbeMemory = NodeJS.MemoryUsage & { youngGeneration: number }
+
 export interface Child {
   name: string
   proc: ChildProcess
@@ -27,7 +30,7 @@ export interface Child {
   /** the base URL (http or https) */
   url: string
   /** ask the child's memory probe (bench/lib/probe.ts) for process.memoryUsage() after a full GC */
-  memory: () => Promise<NodeJS.MemoryUsage>
+  memory: () => Promise<ProbeMemory>
   /** write a heap snapshot of the child into file (bench/lib/probe.ts) */
   heapSnapshot: (file: string) => Promise<string>
   /** send a message over the IPC channel */
@@ -96,9 +99,9 @@ export async function startChild (opts: StartOptions): Promise<Child> {
 
   let exited = false
   proc.once('exit', () => { exited = true })
-  const pending: Array<(m: NodeJS.MemoryUsage) => void> = []
+  const pending: Array<(m: ProbeMemory) => void> = []
   const snapshots: Array<(file: string) => void> = []
-  proc.on('message', (m: { type?: string, memory?: NodeJS.MemoryUsage, file?: string }) => {
+  proc.on('message', (m: { type?: string, memory?: ProbeMemory, file?: string }) => {
     if (m?.type === 'memory' && m.memory) pending.shift()?.(m.memory)
     if (m?.type === 'heap-snapshot' && m.file) snapshots.shift()?.(m.file)
   })

@@ -83,6 +83,8 @@ interface Measured {
   heapDeltaMiB: number
   /** the V8 heap's committed size: RSS growth that is heap capacity, not live objects */
   heapTotalDeltaMiB: number
+  /** MiB V8 had committed to the young generation when the streams were opened, and after */
+  youngGenerationMiB: [number, number]
   externalDeltaMiB: number
   deliveredAll: boolean
   delivered: number[]
@@ -133,6 +135,7 @@ async function measure (client: SseClient, t: Target, streams: number, publishes
     rssDeltaMiB: round((r1 - r0) / 2 ** 20, 1),
     heapDeltaMiB: round((m1.heapUsed - m0.heapUsed) / 2 ** 20, 1),
     heapTotalDeltaMiB: round((m1.heapTotal - m0.heapTotal) / 2 ** 20, 1),
+    youngGenerationMiB: [round(m0.youngGeneration / 2 ** 20, 1), round(m1.youngGeneration / 2 ** 20, 1)],
     externalDeltaMiB: round((m1.external - m0.external) / 2 ** 20, 1),
     deliveredAll: n === streams && delivered.every((d) => d === streams),
     delivered,
@@ -144,7 +147,8 @@ async function measure (client: SseClient, t: Target, streams: number, publishes
 
 function print (label: string, m: Measured) {
   console.log(`    ${label.padEnd(22)} ${m.opened}/${m.streams} open in ${m.openSeconds} s; RSS ${m.rssPerStreamKiB} KiB/stream, heap ${m.heapPerStreamKiB} KiB/stream ` +
-    `(growth: RSS ${m.rssDeltaMiB} MiB, V8 heap committed ${m.heapTotalDeltaMiB}, used ${m.heapDeltaMiB}, external ${m.externalDeltaMiB}); ` +
+    `(growth: RSS ${m.rssDeltaMiB} MiB, V8 heap committed ${m.heapTotalDeltaMiB}, used ${m.heapDeltaMiB}, external ${m.externalDeltaMiB}; ` +
+    `young generation committed ${m.youngGenerationMiB[0]} -> ${m.youngGenerationMiB[1]} MiB); ` +
     `publish->receive p50 ${m.p50} ms p99 ${m.p99} ms max ${m.max} ms; delivered ${m.delivered.join(',')}`)
 }
 
@@ -202,12 +206,16 @@ export const sse: Scenario = {
     // one sequence for both: the service's events must be 1, 2, 3 ... in its table
     const appSeq = { next: 1 }
     const rawSeq = { next: 1 }
-    console.log(`  warm-up: ${WARMUP_STREAMS} streams each`)
+    // Each server is measured right after its own warm-up. Measured after the other's run instead,
+    // the service had idled for ~15 s, in which V8 gave back half of its young generation (64 of
+    // 128 MiB: the semi-space flags of `npm start`) and took it again as the streams opened: 6.5 KiB
+    // of RSS growth per stream that was the idle time's, not the streams'. RSS per stream then read
+    // 0.9-2.0x the raw server's from run to run, while the heap per stream stayed at 0.86-0.88x.
+    console.log(`  ${WARMUP_STREAMS} streams (warm-up), then ${streams} streams with ${settings.ssePublishes} events, each server in turn`)
     await measure(client, rawTarget, WARMUP_STREAMS, 1, rawSeq)
-    await measure(client, appTarget, WARMUP_STREAMS, 1, appSeq)
-    console.log(`  ${streams} streams, ${settings.ssePublishes} events each`)
     const b = await measure(client, rawTarget, streams, settings.ssePublishes, rawSeq, true)
     print('baseline: raw node:http', b)
+    await measure(client, appTarget, WARMUP_STREAMS, 1, appSeq)
     const c = await measure(client, appTarget, streams, settings.ssePublishes, appSeq, true)
     print('candidate: service', c)
 
