@@ -26,6 +26,7 @@ import openApiPlugin from './plugins/openapi.ts'
 
 import healthRoutes from './routes/health/index.ts'
 import publicAuthRoutes from './routes/auth/public.ts'
+import refreshRoutes from './routes/auth/refresh.ts'
 import protectedAuthRoutes from './routes/auth/protected.ts'
 import recoveryRoutes from './routes/auth/recovery.ts'
 import idpRoutes from './routes/auth/idp.ts'
@@ -112,6 +113,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(async (api) => {
     await api.register(healthRoutes)
     await api.register(publicAuthRoutes, { prefix: '/auth', config })
+    await api.register(refreshRoutes, { prefix: '/auth', config })
     await api.register(recoveryRoutes, { prefix: '/auth', config })
     await api.register(idpRoutes, { prefix: '/auth' })
     await api.register(protectedAuthRoutes, { prefix: '/auth' })

@@ -8,7 +8,7 @@ import jwt from '@fastify/jwt'
 import { createVerifier } from 'fast-jwt'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { CrossSiteRequest, Unauthorized } from '../errors.ts'
-import { SESSION_ENDED_CHANNEL, type SessionService } from '../services/sessions.ts'
+import { SESSION_ENDED_CHANNEL, type LiveSession, type SessionService } from '../services/sessions.ts'
 import { createCookieSigner, type CookieSigner } from '../services/cookie-signer.ts'
 import { boundedMap } from '../services/bounded-map.ts'
 
@@ -31,6 +31,12 @@ declare module 'fastify' {
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
     /** @fastify/session and its cookie, for the route scopes that register it (see below) */
     sessionCookie: FastifyPluginAsync
+    /** @fastify/cookie alone, for a scope that reads the session cookie itself (refresh) */
+    cookieReader: FastifyPluginAsync
+    /** in a cookieReader scope: the live session the request's signed session cookie names, or null */
+    readSessionCookie: (request: FastifyRequest) => Promise<CookieSession | null>
+    /** in a cookieReader scope: roll the session on and send its cookie again; false if it has ended meanwhile */
+    rollSessionCookie: (reply: FastifyReply, cookie: CookieSession) => Promise<boolean>
     /** the user of a Bearer token if one is sent, else of the session cookie; null when neither */
     identify: (request: FastifyRequest) => Promise<AuthUser | null>
     issueToken: (user: AuthUser) => string
@@ -43,6 +49,9 @@ declare module 'fastify' {
     refreshedAt?: number
   }
 }
+
+/** a live session read from its cookie; renew: the cookie was signed with a rotated-out secret */
+export interface CookieSession { session: LiveSession, renew: boolean }
 
 export interface AuthOptions {
   sessions: SessionService
@@ -92,11 +101,32 @@ async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
   app.decorate('sessions', sessions)
 
   // Cookies (@fastify/cookie) and the session cookie are decoded only in the scopes that use them
-  // (sign-in, refresh, sign-out, SSE), each registering app.sessionCookie: anywhere else (every
+  // (sign-in, sign-out, SSE), each registering app.sessionCookie: anywhere else (every
   // Bearer call) @fastify/session would make, sign and hash a session for each request, only to drop it.
   // one signer for every scope, so what it has computed is shared (src/services/cookie-signer.ts)
   const signer = createCookieSigner([opts.session.secret, ...opts.session.previousSecrets])
   app.decorate('sessionCookie', fp(async (scope: FastifyInstance) => sessionCookie(scope, opts, signer)))
+
+  // Refresh reads the session cookie without @fastify/session (src/services/sessions.ts says why):
+  // the same signer, the same rows, and when it rolls, the cookie @fastify/session would send.
+  app.decorate('cookieReader', fp(async (scope: FastifyInstance) => { await scope.register(cookie) }))
+  app.decorate('readSessionCookie', async (request: FastifyRequest) => {
+    const value = request.cookies?.[SESSION_COOKIE]
+    if (!value) return null
+    const unsigned = signer.unsign(value)
+    if (!unsigned.valid || !unsigned.value) return null
+    const live = await sessions.live(unsigned.value)
+    return live ? { session: live, renew: unsigned.renew } : null
+  })
+  app.decorate('rollSessionCookie', async (reply: FastifyReply, { session }: CookieSession) => {
+    const rolled = await sessions.roll(session)
+    if (!rolled) return false
+    // Secure always: ALLOW_HTTP still issues the cookie with its flag (DESIGN 2)
+    reply.setCookie(SESSION_COOKIE, signer.sign(session.sid), {
+      path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: true, ...(rolled.expires ? { expires: rolled.expires } : {})
+    })
+    return true
+  })
 
   await app.register(jwt, {
     secret: opts.jwt.secret,

@@ -8,6 +8,10 @@
 // once the new expiry is ROLL_SLACK_MS past the stored one, and refresh re-sends the cookie only then
 // (rollDue): both expiries trail the last refresh by at most that much, instead of a write and a
 // Set-Cookie per refresh.
+//
+// Refresh reads and rolls its session here directly (live, roll), not through @fastify/session,
+// whose per-request session object costs more than the rest of a refresh together (README,
+// Benchmarks): the same rows, the same view, the same writes; only the object is not made.
 import { and, eq, gt, isNull, lte, or } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { sessions } from '../db/schema.ts'
@@ -26,6 +30,12 @@ type Callback<T = void> = (err?: Error | null, value?: T) => void
 
 /** a live row of the sessions table, as the store keeps it */
 interface Row { data: SessionData, userId: string | null, publicId: string, expiresAt: number }
+
+/** a signed-in session, as refresh reads it */
+export interface LiveSession { sid: string, userId: string, publicId: string }
+
+/** what a rolled session's cookie is sent with: its new expiry, or none for a browser-session cookie */
+export interface RolledCookie { expires: Date | null }
 
 // A browser-session cookie (sign-in with remember:false) is stored with originalMaxAge null. Say
 // maxAge null as well: otherwise @fastify/session falls back to the configured maxAge when it
@@ -62,6 +72,18 @@ export function createSessionService (deps: { database: Database, ttlSeconds: nu
   /** a row stored with this expiry is due a write: its kept expiry is ROLL_SLACK_MS or more behind */
   const rollsOn = (kept: Row, expiresAt: number) => expiresAt - kept.expiresAt >= ROLL_SLACK_MS
 
+  /** store a signed-in session's row (insert, or update unless it has ended meanwhile); whether it was written */
+  async function write (sid: string, row: Row & { userId: string }): Promise<boolean> {
+    const { data, userId, publicId, expiresAt } = row
+    const written = await db.insert(sessions)
+      .values({ id: sid, publicId, userId, data, expiresAt: new Date(expiresAt) })
+      .onConflictDoUpdate({ target: sessions.id, set: { data, expiresAt: new Date(expiresAt) }, where: isNull(sessions.endedAt) })
+      .returning({ id: sessions.id })
+    if (written.length) rows.set(sid, row)
+    else rows.invalidate(sid)
+    return written.length > 0
+  }
+
   /** the live row of a session id: the kept one, else (none kept, or it looks expired or ended) the database's */
   async function liveRow (sid: string): Promise<Row | null> {
     const kept = await rows.get(sid)
@@ -89,16 +111,7 @@ export function createSessionService (deps: { database: Database, ttlSeconds: nu
         cb()
         return
       }
-      db.insert(sessions)
-        .values({ id: sid, publicId, userId, data, expiresAt: new Date(expiresAt) })
-        .onConflictDoUpdate({ target: sessions.id, set: { data, expiresAt: new Date(expiresAt) }, where: isNull(sessions.endedAt) })
-        .returning({ id: sessions.id })
-        .then((written) => {
-          // not written: the session has ended meanwhile
-          if (written.length) rows.set(sid, { data, userId, publicId, expiresAt })
-          else rows.invalidate(sid)
-          cb()
-        }, cb)
+      write(sid, { data, userId, publicId, expiresAt }).then(() => cb(), cb)
     },
     destroy (sid: string, cb: Callback) {
       rows.invalidate(sid)
@@ -121,6 +134,28 @@ export function createSessionService (deps: { database: Database, ttlSeconds: nu
     rollDue (sid: string): boolean {
       const kept = rows.peek(sid)
       return !kept || rollsOn(kept, now() + deps.ttlSeconds * 1000)
+    },
+
+    /** the signed-in session of a (verified) session id, if it is live: unexpired, not ended */
+    async live (sid: string): Promise<LiveSession | null> {
+      const row = await liveRow(sid)
+      return row?.userId ? { sid, userId: row.userId, publicId: row.publicId } : null
+    },
+
+    /**
+     * Roll a session on, as @fastify/session's touch() and save() would: the row's expiry to
+     * SESSION_TTL from now, and a remembered cookie's expiry to its max age from now (a
+     * browser-session cookie keeps none). Null when the session is no longer live, or ended meanwhile.
+     */
+    async roll (s: LiveSession): Promise<RolledCookie | null> {
+      const row = await liveRow(s.sid)
+      if (!row?.userId) return null
+      const cookie = row.data.cookie ?? {}
+      const maxAge = typeof cookie.originalMaxAge === 'number' && cookie.originalMaxAge > 0 ? cookie.originalMaxAge : null
+      const expires = maxAge === null ? null : new Date(now() + maxAge)
+      const data = { ...row.data, cookie: { ...cookie, expires } }
+      const written = await write(s.sid, { data, userId: row.userId, publicId: row.publicId, expiresAt: now() + deps.ttlSeconds * 1000 })
+      return written ? { expires } : null
     },
     /** a NOTIFY from another instance (or this one) */
     onEndedNotice: (publicId: string) => { markEnded(publicId) },

@@ -194,3 +194,55 @@ t.test('Origin check on refresh (DESIGN 8.10)', async (t) => {
   t.equal(last.json().status, 'success')
   t.equal(sessionCookie(last), undefined, 'rolled at sign-in, less than a minute ago: the cookie is not sent again')
 })
+
+t.test('a rolled cookie is the sign-in cookie with a later expiry, and the rolled row is the one @fastify/session reads', async (t) => {
+  let clock = Date.parse('2030-01-01T00:00:00Z')
+  const app = await build(t, FAST_ARGON2, { now: () => clock })
+  const { email } = await registered(app)
+  const { cookie, token, res: signinRes } = await signedIn(app, email)
+  const other = await signedIn(app, email)
+  const first = setCookieLine(signinRes)!
+  // the value, then the attributes but Expires, in any order
+  const withoutExpires = (line: string) => {
+    const [value, ...attrs] = line.split(/;\s*/)
+    return [value, ...attrs.filter((a) => !/^expires=/i.test(a)).sort()]
+  }
+  const expiresOf = (line: string) => Date.parse(/;\s*Expires=([^;]+)/i.exec(line)![1])
+
+  clock += 10 * DAY
+  const rolled = await refresh(app, cookie)
+  t.equal(rolled.statusCode, 200)
+  const line = setCookieLine(rolled)!
+  t.same(withoutExpires(line), withoutExpires(first), 'the same signed value, Path, HttpOnly, Secure and SameSite')
+  t.ok(Math.abs(expiresOf(line) - (clock + 30 * DAY)) < 1000, 'Expires is SESSION_TTL from the refresh')
+  const [row] = await app.database.query<{ data: { cookie: { expires: string, originalMaxAge: number } } }>(
+    'select data from sessions where public_id = $1', [claims(token).sid])
+  t.ok(Math.abs(Date.parse(row.data.cookie.expires) - (clock + 30 * DAY)) < 1000, "the stored cookie's expiry rolled with it")
+  t.equal(row.data.cookie.originalMaxAge, 30 * DAY, 'and its max age kept')
+
+  // sign-out reads the cookie through @fastify/session: the row refresh wrote is the session it ends
+  const out = await post(app, '/auth/signout', undefined, { authorization: `Bearer ${other.token}`, cookie })
+  t.equal(out.statusCode, 200)
+  t.same((await refresh(app, cookie)).json(), ACCESS_DENIED, 'the rolled session ended with the sign-out')
+})
+
+t.test('a session ended while its refresh rolls it is refused, and nothing is written', async (t) => {
+  let clock = Date.parse('2030-01-01T00:00:00Z')
+  const app = await build(t, FAST_ARGON2, { now: () => clock })
+  const { email } = await registered(app)
+  const { cookie, token } = await signedIn(app, email)
+  const [{ id }] = await app.database.query<{ id: string }>('select id from sessions where public_id = $1', [claims(token).sid])
+  const live = await app.sessions.live(id)
+  t.same(live, { sid: id, userId: claims(token).sub, publicId: claims(token).sid }, 'live before')
+
+  // ended by another process (no NOTIFY of the end reaches this one first)
+  await app.database.query('update sessions set ended_at = now() where id = $1', [id])
+  clock += DAY
+  t.equal(await app.sessions.roll(live!), null, 'roll writes nothing over an ended row')
+  const [row] = await app.database.query<{ e: Date | string }>('select expires_at as e from sessions where id = $1', [id])
+  t.equal(new Date(row.e).getTime(), Date.parse('2030-01-01T00:00:00Z') + 30 * DAY, 'the stored expiry is as it was')
+  const res = await refresh(app, cookie)
+  t.equal(res.statusCode, 401)
+  t.same(res.json(), ACCESS_DENIED)
+  t.equal(setCookieLine(res), undefined, 'no cookie')
+})

@@ -2,7 +2,7 @@
 // session cookies across a SESSION_SECRET rotation (SESSION_PREVIOUS_SECRETS).
 import t from 'tap'
 import { createSigner } from 'fast-jwt'
-import { build } from '../helper.ts'
+import { build, sessionCookie } from '../helper.ts'
 import { ACCESS_DENIED, claims, FAST_ARGON2, info, post, refresh, registered, signedIn } from './support.ts'
 
 const NEW_SECRET = 'the-new-jwt-secret-0123456789abcdefghijklmn'
@@ -74,6 +74,10 @@ t.test('session cookies signed with a rotated-out SESSION_SECRET keep working fr
   t.equal(res.statusCode, 200, 'with it, the old cookie still refreshes')
   t.equal(res.json().status, 'success')
   t.equal((await info(rotated, res.json().token)).json().email, email)
+  const renewed = sessionCookie(res)
+  t.ok(renewed, 'the old cookie is answered with a new one')
+  t.not(renewed, cookie, 'signed with the new secret')
+  t.equal((await refresh(unrotated, renewed)).statusCode, 200, 'which an instance without the previous secret accepts')
   const fresh = await signedIn(rotated, email)
   t.equal((await refresh(unrotated, fresh.cookie)).statusCode, 200, 'new cookies are signed with the new secret')
 })

@@ -1,8 +1,8 @@
-// The public half of /auth: sign-in, refresh, sign-up, confirmation (spec 4, DESIGN 3.2).
+// The public half of /auth: sign-in, sign-up, confirmation (spec 4, DESIGN 3.2); refresh is in refresh.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, FormResultSchema, PARAM_ERRORS, SuccessSchema } from '../../../schemas/common.ts'
 import { HashParamsSchema, SigninBodySchema, SignupBodySchema } from '../../../schemas/auth.ts'
-import { notFound, TooManyRequests, Unauthorized } from '../../errors.ts'
+import { notFound, TooManyRequests } from '../../errors.ts'
 import { normalizeEmail, requestMeta } from './normalize.ts'
 import { startSession } from './session-start.ts'
 import type { Config } from '../../config.ts'
@@ -13,7 +13,7 @@ const MINUTE = 60_000
 const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   const { accounts } = app.services
   const limits = config.rateLimits
-  // sign-in starts a session, refresh reads it (src/plugins/auth.ts)
+  // sign-in starts a session (src/plugins/auth.ts)
   await app.register(app.sessionCookie)
 
   const signinPerIp = app.limiter({ name: 'signin-ip', max: limits.signinIp, timeWindow: MINUTE, key: (r) => r.ip })
@@ -21,9 +21,6 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
     name: 'signin-email', max: limits.signinEmail, timeWindow: 15 * MINUTE, key: (r) => (r.body as { email: string }).email
   })
   const signupPerIp = app.limiter({ name: 'signup-ip', max: limits.signupIp, timeWindow: 60 * MINUTE, key: (r) => r.ip })
-  const refreshPerSession = app.limiter({
-    name: 'refresh', max: limits.refresh, timeWindow: MINUTE, key: (r) => r.session?.publicId ?? r.ip
-  })
 
   app.post('/signin', {
     schema: { tags: ['auth'], summary: 'Sign in with e-mail and password', body: SigninBodySchema, response: formResponses },
@@ -43,27 +40,6 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
     }
     const user = await startSession(request, outcome.userId, { remember })
     return token === true ? { status: 'success' as const, token: app.issueToken(user) } : { status: 'success' as const }
-  })
-
-  app.post('/token/refresh', {
-    schema: {
-      tags: ['auth'],
-      summary: 'A new JWT from the session cookie',
-      response: { 200: FormResultSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
-    },
-    onRequest: async (request) => app.checkOrigin(request),
-    preHandler: refreshPerSession
-  }, async (request) => {
-    const s = request.session
-    if (!s?.userId || !s.publicId || app.sessions.isEnded(s.publicId)) throw new Unauthorized()
-    // Rolling expiry, at most once a minute (src/services/sessions.ts): the row and the cookie are
-    // saved again when the answer leaves. refreshedAt marks the session modified (touch() alone
-    // does not, and does nothing to a browser-session cookie, whose row must roll all the same).
-    if (app.sessions.rollDue(s.sessionId)) {
-      s.touch()
-      s.set('refreshedAt', Date.now())
-    }
-    return { status: 'success' as const, token: app.issueToken({ id: s.userId, sid: s.publicId }) }
   })
 
   app.post('/signup', {
