@@ -37,7 +37,7 @@ declare module 'fastify' {
     readSessionCookie: (request: FastifyRequest) => Promise<CookieSession | null>
     /** in a cookieReader scope: roll the session on and send its cookie again; false if it has ended meanwhile */
     rollSessionCookie: (reply: FastifyReply, cookie: CookieSession) => Promise<boolean>
-    /** the user of a Bearer token if one is sent, else of the session cookie; null when neither */
+    /** in a cookieReader scope: the user of a Bearer token if one is sent, else of the session cookie; null when neither */
     identify: (request: FastifyRequest) => Promise<AuthUser | null>
     issueToken: (user: AuthUser) => string
     /** DESIGN 8.10: a cookie-authenticated state change must come from our own origin */
@@ -101,23 +101,25 @@ async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
   app.decorate('sessions', sessions)
 
   // Cookies (@fastify/cookie) and the session cookie are decoded only in the scopes that use them
-  // (sign-in, sign-out, SSE), each registering app.sessionCookie: anywhere else (every
+  // (sign-in, Google sign-in, sign-out), each registering app.sessionCookie: anywhere else (every
   // Bearer call) @fastify/session would make, sign and hash a session for each request, only to drop it.
   // one signer for every scope, so what it has computed is shared (src/services/cookie-signer.ts)
   const signer = createCookieSigner([opts.session.secret, ...opts.session.previousSecrets])
   app.decorate('sessionCookie', fp(async (scope: FastifyInstance) => sessionCookie(scope, opts, signer)))
 
-  // Refresh reads the session cookie without @fastify/session (src/services/sessions.ts says why):
-  // the same signer, the same rows, and when it rolls, the cookie @fastify/session would send.
+  // Where a session is only read (refresh, SSE), the cookie is read without @fastify/session
+  // (src/services/sessions.ts says why): the same signer, the same rows, and when refresh rolls the
+  // session, the cookie @fastify/session would send. The library stays where sessions start and end.
   app.decorate('cookieReader', fp(async (scope: FastifyInstance) => { await scope.register(cookie) }))
-  app.decorate('readSessionCookie', async (request: FastifyRequest) => {
+  async function readSessionCookie (request: FastifyRequest): Promise<CookieSession | null> {
     const value = request.cookies?.[SESSION_COOKIE]
     if (!value) return null
     const unsigned = signer.unsign(value)
     if (!unsigned.valid || !unsigned.value) return null
     const live = await sessions.live(unsigned.value)
     return live ? { session: live, renew: unsigned.renew } : null
-  })
+  }
+  app.decorate('readSessionCookie', readSessionCookie)
   app.decorate('rollSessionCookie', async (reply: FastifyReply, { session }: CookieSession) => {
     const rolled = await sessions.roll(session)
     if (!rolled) return false
@@ -181,9 +183,8 @@ async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
   app.decorate('identify', async (request: FastifyRequest) => {
     const token = bearer(request)
     if (token) return verify(token)
-    const s = request.session
-    if (s?.userId && s.publicId && !sessions.isEnded(s.publicId)) return { id: s.userId, sid: s.publicId }
-    return null
+    const found = await readSessionCookie(request)
+    return found ? { id: found.session.userId, sid: found.session.publicId } : null
   })
 
   // A token is a function of its claims alone (sub, sid, iat in whole seconds, exp = iat + JWT_TTL):

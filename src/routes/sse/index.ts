@@ -36,7 +36,7 @@ function gone (reply: FastifyReply): boolean {
 
 const sseRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // the session cookie authenticates a browser's EventSource (src/plugins/auth.ts)
-  await app.register(app.sessionCookie)
+  await app.register(app.cookieReader)
   const { reports } = app.services
   const hub = app.sseHub
 
