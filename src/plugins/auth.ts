@@ -31,7 +31,7 @@ declare module 'fastify' {
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
     /** @fastify/session and its cookie, for the route scopes that register it (see below) */
     sessionCookie: FastifyPluginAsync
-    /** @fastify/cookie alone, for a scope that reads the session cookie itself (refresh) */
+    /** @fastify/cookie alone, for a scope that reads the session cookie itself (refresh, SSE) */
     cookieReader: FastifyPluginAsync
     /** in a cookieReader scope: the live session the request's signed session cookie names, or null */
     readSessionCookie: (request: FastifyRequest) => Promise<CookieSession | null>

@@ -9,9 +9,10 @@
 // (rollDue): both expiries trail the last refresh by at most that much, instead of a write and a
 // Set-Cookie per refresh.
 //
-// Refresh reads and rolls its session here directly (live, roll), not through @fastify/session,
-// whose per-request session object costs more than the rest of a refresh together (README,
-// Benchmarks): the same rows, the same view, the same writes; only the object is not made.
+// Refresh (and the SSE stream's cookie) read a session here directly (live), and refresh rolls it
+// (roll), not through @fastify/session, whose per-request session object cost more than the rest of
+// a refresh together (README, Benchmarks): the same rows, the same view, the same writes; only the
+// object is not made.
 import { and, eq, gt, isNull, lte, or } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { sessions } from '../db/schema.ts'
