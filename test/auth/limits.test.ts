@@ -70,10 +70,24 @@ t.test('sign-in per e-mail, sign-up per IP, refresh per session, everything else
   const b = await app.inject({ method: 'POST', url: '/api/v1/auth/signin', remoteAddress: '192.0.2.31', payload: { email: second.email, password: GOOD_PASSWORD } })
   const cookieA = `sid=${a.cookies.find((c) => c.name === 'sid')!.value}`
   const cookieB = `sid=${b.cookies.find((c) => c.name === 'sid')!.value}`
-  t.equal((await refresh(app, cookieA)).statusCode, 200)
+  const first = await refresh(app, cookieA)
+  t.equal(first.statusCode, 200)
+  t.equal(first.headers['x-ratelimit-limit'], '2', "refresh's X-RateLimit-* headers count its own budget")
+  t.equal(first.headers['x-ratelimit-remaining'], '1')
   t.equal((await refresh(app, cookieA)).statusCode, 200)
   limited(t, await refresh(app, cookieA), 'a third refresh of one session')
   t.equal((await refresh(app, cookieB)).statusCode, 200, 'another session of the same user is unaffected')
+  // without a session cookie, the budget is the address's
+  for (let i = 0; i < 2; i++) t.equal((await refresh(app, undefined, {})).statusCode, 401)
+  limited(t, await refresh(app, undefined, {}), 'a third refresh without a session from one address')
+})
+
+t.test('refresh has its own budget in place of the global one (DESIGN 8.5: "everything else")', async (t) => {
+  const app = await build(t, { ...FAST_ARGON2, RATE_LIMIT_GLOBAL: '3', RATE_LIMIT_REFRESH: '5' })
+  const { email } = await registered(app)
+  const { cookie } = await signedIn(app, email)
+  for (let i = 1; i <= 5; i++) t.equal((await refresh(app, cookie)).statusCode, 200, `refresh ${i} of 5, past the global 3`)
+  limited(t, await refresh(app, cookie), 'the sixth')
 })
 
 t.test('the global limit: per user when signed in, else per IP', async (t) => {

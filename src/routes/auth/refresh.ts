@@ -18,9 +18,6 @@ declare module 'fastify' {
 const refreshRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   await app.register(app.cookieReader)
   app.decorateRequest('cookieSession', null)
-  const perSession = app.limiter({
-    name: 'refresh', max: config.rateLimits.refresh, timeWindow: 60_000, key: (r) => r.cookieSession?.session.publicId
-  })
 
   app.post('/token/refresh', {
     schema: {
@@ -28,11 +25,19 @@ const refreshRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
       summary: 'A new JWT from the session cookie',
       response: { 200: FormResultSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
     },
+    // DESIGN 8.5: refresh has a budget of its own, per session (per IP without one), in place of the
+    // global one; its X-RateLimit-* headers count it. (The session is read on request, before it.)
+    config: {
+      rateLimit: {
+        max: config.rateLimits.refresh,
+        timeWindow: 60_000,
+        keyGenerator: (r) => `refresh:${r.cookieSession?.session.publicId ?? r.ip}`
+      }
+    },
     onRequest: [
       async (request) => app.checkOrigin(request),
       async (request) => { request.cookieSession = await app.readSessionCookie(request) }
-    ],
-    preHandler: perSession
+    ]
   }, async (request, reply) => {
     const found = request.cookieSession
     if (!found) throw new Unauthorized()
