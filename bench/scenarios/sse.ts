@@ -219,10 +219,16 @@ export const sse: Scenario = {
     const c = await measure(client, appTarget, streams, settings.ssePublishes, appSeq, true)
     print('candidate: service', c)
 
-    const ratio = round(c.rssPerStreamKiB / b.rssPerStreamKiB)
+    const rssRatio = round(c.rssPerStreamKiB / b.rssPerStreamKiB)
     const heapRatio = round(c.heapPerStreamKiB / b.heapPerStreamKiB)
+    // RSS can fall while the streams open: memory that is not the streams' given back meanwhile (seen:
+    // the 19 MiB glibc arena each libuv thread keeps after an argon2 hash since the sign-up, README).
+    // A growth below zero measures nothing; the heap per stream decides then, and the output says so.
+    const rssMeasured = b.rssDeltaMiB > 0 && c.rssDeltaMiB > 0
+    const ratio = rssMeasured ? rssRatio : heapRatio
     const checks = { memory: ratio <= MEMORY_RATIO, p99: c.p99 <= P99_MS, deliveredAll: c.deliveredAll }
-    console.log(`    memory per stream ratio (RSS) ${ratio}, (heap) ${heapRatio}; p99 ${c.p99} ms; all delivered ${c.deliveredAll}`)
+    console.log(`    memory per stream ratio (RSS) ${rssRatio}, (heap) ${heapRatio}; p99 ${c.p99} ms; all delivered ${c.deliveredAll}`)
+    if (!rssMeasured) console.log('    RSS fell while the streams opened (memory that is not theirs was given back): the heap ratio decides')
     return {
       scenario: this.name,
       number: this.number,
@@ -231,8 +237,10 @@ export const sse: Scenario = {
       baseline: { label: 'raw node:http SSE server, same streams, same wire format, event written on an IPC message', ...b },
       candidate: { label: 'GET /api/v1/sse/{reportId} (Bearer, HTTP/1.1), event = report_events row + NOTIFY through the real path', ...c },
       ratio,
+      memoryBasis: rssMeasured ? 'rss' : 'heap',
+      rssRatio,
       heapRatio,
-      target: { metric: 'RSS growth per open stream (after a full GC), candidate / baseline; publish-to-receive p99; delivery', text: `memory per stream <= ${MEMORY_RATIO}x raw; p99 <= ${P99_MS} ms; all ${streams} delivered` },
+      target: { metric: 'RSS growth per open stream (after a full GC), candidate / baseline (V8 heap used per stream when an RSS growth is below zero: memoryBasis); publish-to-receive p99; delivery', text: `memory per stream <= ${MEMORY_RATIO}x raw; p99 <= ${P99_MS} ms; all ${streams} delivered` },
       met: checks.memory && checks.p99 && checks.deliveredAll,
       checks,
       notes: [
