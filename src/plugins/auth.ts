@@ -14,6 +14,8 @@ import { boundedMap } from '../services/bounded-map.ts'
 
 export const SESSION_COOKIE = 'sid'
 export const COOKIE_PATH = '/api/v1'
+/** the session cookie's attributes (DESIGN 8.4) but Secure and its expiry, wherever it is set */
+const COOKIE_ATTRIBUTES = { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax' } as const
 
 export interface AuthUser { id: string, sid: string }
 
@@ -72,9 +74,7 @@ async function sessionCookie (app: FastifyInstance, opts: AuthOptions, signer: C
     saveUninitialized: false,
     rolling: false,
     cookie: {
-      path: COOKIE_PATH,
-      httpOnly: true,
-      sameSite: 'lax',
+      ...COOKIE_ATTRIBUTES,
       // @fastify/session refuses to set a Secure cookie on a plain-HTTP request; ALLOW_HTTP re-adds the flag below
       secure: !opts.allowHttp,
       maxAge: opts.session.ttl * 1000
@@ -125,7 +125,7 @@ async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
     if (!rolled) return false
     // Secure always: ALLOW_HTTP still issues the cookie with its flag (DESIGN 2)
     reply.setCookie(SESSION_COOKIE, signer.sign(session.sid), {
-      path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: true, ...(rolled.expires ? { expires: rolled.expires } : {})
+      ...COOKIE_ATTRIBUTES, secure: true, ...(rolled.expires ? { expires: rolled.expires } : {})
     })
     return true
   })
