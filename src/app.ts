@@ -84,7 +84,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(lifecyclePlugin)
   await app.register(requestIdPlugin)
   await app.register(errorsPlugin)
-  await app.register(dbPlugin, { database: deps.database, url: config.databaseUrl, dataDir: config.dataDir })
+  await app.register(dbPlugin, { database: deps.database, url: config.databaseUrl, dataDir: config.dataDir, prepare: config.databasePrepare })
   await app.register(securityPlugin, {
     tls: config.tls.enabled,
     allowHttp: config.allowHttp,

@@ -14,6 +14,8 @@ export interface Config {
   publicUrl: string
   dataDir: string
   databaseUrl: string
+  /** PostgreSQL: statements with parameters prepared once per connection (off behind a pooler that cannot keep them) */
+  databasePrepare: boolean
   tls: { enabled: boolean, certFile: string, keyFile: string }
   trustProxy: string[]
   allowHttp: boolean
@@ -166,6 +168,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
     dataDir,
     databaseUrl: e.DATABASE_URL,
+    databasePrepare: e.DATABASE_PREPARE === 'on',
     tls: { enabled: e.TLS === 'on', certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE },
     trustProxy: list(e.TRUST_PROXY),
     allowHttp: e.ALLOW_HTTP,

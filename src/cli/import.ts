@@ -38,7 +38,7 @@ function progress (p: ImportProgress) {
   process.stderr.write(`\r${p.stage.padEnd(10)} [${'#'.repeat(full)}${'.'.repeat(width - full)}] ${(permille / 10).toFixed(1).padStart(5)}%`)
 }
 
-const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
+const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, prepare: config.databasePrepare })
 let exitCode = 0
 try {
   const ingest = createIngestService({ database })

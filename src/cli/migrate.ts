@@ -4,7 +4,7 @@ import { openDatabase } from '../plugins/db.ts'
 
 try {
   const config = loadConfig()
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, prepare: config.databasePrepare })
   await database.close()
   console.log(`migrations applied to ${config.databaseUrl ? 'PostgreSQL' : 'the embedded database'}`)
 } catch (err) {

@@ -45,7 +45,7 @@ if (command === 'create') {
 
 let config
 try { config = loadConfig() } catch (err) { fail(err instanceof ConfigError ? err.message : String(err)) }
-const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
+const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, prepare: config.databasePrepare })
 const promos = createPromocodeService({ db: database.db })
 try {
   if (promo) {

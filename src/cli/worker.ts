@@ -18,7 +18,7 @@ try {
   process.exit(1)
 }
 const log = pino({ level: config.logLevel === 'silent' ? 'silent' : config.logLevel })
-const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
+const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, prepare: config.databasePrepare })
 const boss = await startQueue(database, config.queue, log)
 const count = Math.max(1, config.workers)
 // METRICS_PORT: this worker's job durations, the queue depth and the database, on HOST:METRICS_PORT

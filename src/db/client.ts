@@ -8,6 +8,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
 import * as schema from './schema.ts'
+import { preparedStatements } from './prepared-statements.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>
 
@@ -33,6 +34,8 @@ export interface DatabaseOptions {
   dataDir?: string
   pglite?: PGlite
   max?: number
+  /** PostgreSQL: prepare statements with parameters, once per connection (DATABASE_PREPARE; default true) */
+  prepare?: boolean
 }
 
 export function fromPglite (pg: PGlite): Database {
@@ -87,16 +90,17 @@ export function isDatabaseDown (err: unknown): boolean {
   return false
 }
 
-export function fromPostgres (url: string, max = 10): Database {
-  const sql = postgres(url, {
+export function fromPostgres (url: string, max = 10, prepare = true): Database {
+  const sql = preparedStatements(postgres(url, {
     max,
+    prepare,
     onnotice: () => {},
     // a dead server must surface as an error quickly, not as a hung request: an unreachable host
     // gives up after 3 s (+ at most the reconnect delay), inside the 5 s a request may wait (issue 8)
     connect_timeout: 3,
     idle_timeout: 60,
     backoff: reconnectDelay
-  })
+  }))
   const db = drizzlePostgres(sql, { schema }) as unknown as Db
   return {
     db,
@@ -115,7 +119,7 @@ export function fromPostgres (url: string, max = 10): Database {
 
 export async function createDatabase (opts: DatabaseOptions): Promise<Database> {
   if (opts.pglite) return fromPglite(opts.pglite)
-  if (opts.url) return fromPostgres(opts.url, opts.max)
+  if (opts.url) return fromPostgres(opts.url, opts.max, opts.prepare)
   let dir: string | undefined
   if (opts.dataDir) {
     dir = join(opts.dataDir, 'pglite')

@@ -15,12 +15,13 @@ export interface DbPluginOptions {
   database?: Database
   url: string
   dataDir: string
+  prepare: boolean
 }
 
-export async function openDatabase (opts: { url: string, dataDir: string }): Promise<Database> {
+export async function openDatabase (opts: { url: string, dataDir: string, prepare: boolean }): Promise<Database> {
   if (opts.url) {
     await migrateDatabase({ url: opts.url })
-    return await createDatabase({ url: opts.url })
+    return await createDatabase({ url: opts.url, prepare: opts.prepare })
   }
   const database = await createDatabase({ dataDir: opts.dataDir })
   await migrateDatabase({ pglite: database.pglite! })

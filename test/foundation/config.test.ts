@@ -33,6 +33,7 @@ t.test('a wrong value is one line naming the variable', async (t) => {
     [{ PUBLIC_URL: 'localhost:8443' }, 'PUBLIC_URL'],
     [{ PUBLIC_URL: 'https://bad host' }, 'PUBLIC_URL'],
     [{ DATABASE_URL: 'mysql://db/x' }, 'DATABASE_URL'],
+    [{ DATABASE_PREPARE: 'false' }, 'DATABASE_PREPARE'],
     [{ TLS: 'yes' }, 'TLS'],
     [{ TLS_CERT_FILE: '/etc/cert.pem' }, 'TLS_KEY_FILE'],
     [{ TLS_KEY_FILE: '/etc/key.pem' }, 'TLS_CERT_FILE'],
