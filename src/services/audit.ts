@@ -1,4 +1,5 @@
 // Audit trail (DESIGN 8.12): who did what, from where.
+import { sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { auditEvents } from '../db/schema.ts'
 
@@ -16,11 +17,13 @@ export const AUDIT = {
 export interface RequestMeta { ip: string, userAgent?: string }
 
 export function createAuditService (deps: { database: Database }) {
+  // built into SQL once: every sign-in writes a row
+  const insert = deps.database.db.insert(auditEvents).values({
+    kind: sql.placeholder('kind'), userId: sql.placeholder('userId'), ip: sql.placeholder('ip'), userAgent: sql.placeholder('userAgent')
+  }).prepare('audit_event')
   return {
     async record (kind: string, userId: string | null, meta: RequestMeta): Promise<void> {
-      await deps.database.db.insert(auditEvents).values({
-        kind, userId, ip: meta.ip, userAgent: meta.userAgent?.slice(0, 512) ?? null
-      })
+      await insert.execute({ kind, userId, ip: meta.ip, userAgent: meta.userAgent?.slice(0, 512) ?? null })
     }
   }
 }

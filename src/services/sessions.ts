@@ -13,7 +13,7 @@
 // (roll), not through @fastify/session, whose per-request session object cost more than the rest of
 // a refresh together (README, Benchmarks): the same rows, the same view, the same writes; only the
 // object is not made.
-import { and, eq, gt, isNull, lte, or } from 'drizzle-orm'
+import { and, eq, gt, isNull, lte, or, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { sessions } from '../db/schema.ts'
 import { createViewCache } from './view-cache.ts'
@@ -73,13 +73,17 @@ export function createSessionService (deps: { database: Database, ttlSeconds: nu
   /** a row stored with this expiry is due a write: its kept expiry is ROLL_SLACK_MS or more behind */
   const rollsOn = (kept: Row, expiresAt: number) => expiresAt - kept.expiresAt >= ROLL_SLACK_MS
 
+  // built into SQL once (a sign-in writes one row): Drizzle's query building is not free
+  const upsert = db.insert(sessions)
+    .values({ id: sql.placeholder('id'), publicId: sql.placeholder('publicId'), userId: sql.placeholder('userId'), data: sql.placeholder('data'), expiresAt: sql.placeholder('expiresAt') })
+    .onConflictDoUpdate({ target: sessions.id, set: { data: sql`excluded.data`, expiresAt: sql`excluded.expires_at` }, where: isNull(sessions.endedAt) })
+    .returning({ id: sessions.id })
+    .prepare('session_write')
+
   /** store a signed-in session's row (insert, or update unless it has ended meanwhile); whether it was written */
   async function write (sid: string, row: Row & { userId: string }): Promise<boolean> {
     const { data, userId, publicId, expiresAt } = row
-    const written = await db.insert(sessions)
-      .values({ id: sid, publicId, userId, data, expiresAt: new Date(expiresAt) })
-      .onConflictDoUpdate({ target: sessions.id, set: { data, expiresAt: new Date(expiresAt) }, where: isNull(sessions.endedAt) })
-      .returning({ id: sessions.id })
+    const written = await upsert.execute({ id: sid, publicId, userId, data, expiresAt: new Date(expiresAt) })
     if (written.length) rows.set(sid, row)
     else rows.invalidate(sid)
     return written.length > 0
