@@ -1,4 +1,4 @@
-// Security headers (helmet, HSTS included), CORS only for configured origins, and the HTTPS guard:
+// Security headers (helmet, HSTS over HTTPS), CORS only for configured origins, and the HTTPS guard:
 // behind a TLS-terminating proxy (TLS=off) a request must say it came over HTTPS through a trusted
 // proxy's X-Forwarded-Proto, unless ALLOW_HTTP (tests, benchmarks).
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -56,13 +56,16 @@ async function securityPlugin (app: FastifyInstance, opts: SecurityOptions) {
   // CSP, COOP, Origin-Agent-Cluster, DNS prefetch, IE download options, X-XSS-Protection, Flash/PDF
   // cross-domain policies) go on the documents only: the dashboard and the docs UI. On JSON they made
   // every answer about 430 bytes longer and cost a bare route a third of its throughput (README).
-  const documentHeaders = helmetHeaders(DOCUMENT_HELMET)
-  const apiHeaders = helmetHeaders(API_HELMET)
+  // HSTS only on answers that travel over HTTPS (the socket's TLS, or a trusted proxy's
+  // X-Forwarded-Proto): RFC 6797 7.2 forbids it on plain HTTP, where a client must ignore it anyway.
+  const secure = { document: helmetHeaders(DOCUMENT_HELMET), api: helmetHeaders(API_HELMET) }
+  const plain = { document: withoutHsts(secure.document), api: withoutHsts(secure.api) }
   const { apiPrefix, documentPrefixes } = opts
   app.addHook('onRequest', (request, reply, done) => {
     const url = request.url
+    const sets = request.protocol === 'https' ? secure : plain
     const document = !url.startsWith(apiPrefix) || documentPrefixes.some((prefix) => url.startsWith(prefix))
-    reply.headers(document ? documentHeaders : apiHeaders)
+    reply.headers(document ? sets.document : sets.api)
     done()
   })
   if (opts.corsOrigins.length) {
@@ -90,6 +93,10 @@ export function helmetHeaders (options: HelmetOptions): Record<string, string> {
   }
   helmet(options)({} as IncomingMessage, res as unknown as ServerResponse, () => {})
   return headers
+}
+
+function withoutHsts (headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'strict-transport-security'))
 }
 
 export default fp(securityPlugin, { name: 'security' })

@@ -107,10 +107,10 @@ t.test('form endpoints: a body that is JSON but fails the schema is HTTP 200 nam
   t.equal(stored[0].acquisition_code, 'a'.repeat(256), 'stored as given')
 })
 
-t.test('security headers (helmet, HSTS) on every answer; CORS only for CORS_ORIGINS', async (t) => {
+t.test('security headers (helmet, HSTS over HTTPS) on every answer; CORS only for CORS_ORIGINS', async (t) => {
   for (const url of ['/api/v1/health', '/api/v1/no-such-route']) {
     const res = await app.inject({ url })
-    t.match(res.headers['strict-transport-security'], /max-age=31536000; includeSubDomains/, `${url}: HSTS`)
+    t.equal(res.headers['strict-transport-security'], undefined, `${url}: no HSTS over plain HTTP (RFC 6797 7.2)`)
     t.equal(res.headers['x-content-type-options'], 'nosniff', `${url}: nosniff`)
     t.equal(res.headers['x-frame-options'], 'DENY', `${url}: frame options`)
     t.equal(res.headers['content-security-policy'], "default-src 'none';frame-ancestors 'none'", `${url}: an API answer may load and be framed by nothing`)
@@ -128,8 +128,17 @@ t.test('security headers (helmet, HSTS) on every answer; CORS only for CORS_ORIG
     t.match(res.headers['content-security-policy'], /^default-src 'self';.*script-src 'self'/, `${url}: the page CSP`)
     t.equal(res.headers['x-frame-options'], 'SAMEORIGIN', `${url}: frame options`)
     t.equal(res.headers['cross-origin-opener-policy'], 'same-origin', `${url}: COOP`)
-    t.match(res.headers['strict-transport-security'], /max-age=31536000; includeSubDomains/, `${url}: HSTS`)
+    t.equal(res.headers['strict-transport-security'], undefined, `${url}: no HSTS over plain HTTP`)
     t.equal(res.headers['x-content-type-options'], 'nosniff', `${url}: nosniff`)
+  }
+  // over HTTPS (here: a trusted proxy's X-Forwarded-Proto; the TLS listener in server.test.ts) both sets carry HSTS
+  const proxied = await build(t, { ...FAST_ARGON2, TRUST_PROXY: '10.0.0.1' }, { database: app.database })
+  for (const url of ['/api/v1/health', '/api/v1/no-such-route', '/', '/api/v1/docs/']) {
+    const res = await proxied.inject({ url, remoteAddress: '10.0.0.1', headers: { 'x-forwarded-proto': 'https' } })
+    t.match(res.headers['strict-transport-security'], /^max-age=31536000; includeSubDomains$/, `${url}: HSTS over HTTPS`)
+    t.equal(res.headers['x-content-type-options'], 'nosniff', `${url}: and the rest of its set`)
+    const claimed = await proxied.inject({ url, remoteAddress: '10.0.0.2', headers: { 'x-forwarded-proto': 'https' } })
+    t.equal(claimed.headers['strict-transport-security'], undefined, `${url}: not for an untrusted peer's claim`)
   }
   const allowed = await app.inject({ method: 'OPTIONS', url: '/api/v1/auth/signin', headers: { origin: 'https://partner.example.test', 'access-control-request-method': 'POST' } })
   t.equal(allowed.headers['access-control-allow-origin'], 'https://partner.example.test', 'a CORS_ORIGINS origin may call')

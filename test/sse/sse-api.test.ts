@@ -68,7 +68,8 @@ t.test('a live generation: retry, the current state, status events with ids, don
   t.equal(raw.headers['cache-control'], 'no-cache')
   t.equal(raw.headers['x-accel-buffering'], 'no')
   t.equal(raw.headers['x-content-type-options'], 'nosniff', 'helmet\'s headers are there although the reply was hijacked')
-  t.ok(raw.headers['strict-transport-security'], 'HSTS')
+  t.equal(raw.headers['content-security-policy'], "default-src 'none';frame-ancestors 'none'", 'the API security set')
+  t.equal(raw.headers['strict-transport-security'], undefined, 'no HSTS over plain HTTP (RFC 6797 7.2)')
   t.ok(raw.headers['x-ratelimit-limit'], 'the rate-limit headers are copied onto the hijacked response')
   const head = `retry: 3000\n\nevent: status\ndata: ${JSON.stringify(draftState(id))}\n\n`
   await raw.waitForText((x) => x.length >= head.length, 'the first lines')
