@@ -84,19 +84,23 @@ async function securityPlugin (app: FastifyInstance, opts: SecurityOptions) {
   }
 }
 
-/** the headers helmet sets with these options */
+/**
+ * The headers helmet sets with these options, their names in lower case: Fastify lower-cases every
+ * name it is given on every request, and a name already in lower case comes back as the same string,
+ * where a mixed-case one becomes a new string that V8 hashes and looks up again each time.
+ */
 export function helmetHeaders (options: HelmetOptions): Record<string, string> {
   const headers: Record<string, string> = {}
   const res = {
-    setHeader: (name: string, value: string) => { headers[name] = value },
-    removeHeader: (name: string) => { delete headers[name] }
+    setHeader: (name: string, value: string) => { headers[name.toLowerCase()] = value },
+    removeHeader: (name: string) => { delete headers[name.toLowerCase()] }
   }
   helmet(options)({} as IncomingMessage, res as unknown as ServerResponse, () => {})
   return headers
 }
 
 function withoutHsts (headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'strict-transport-security'))
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'strict-transport-security'))
 }
 
 export default fp(securityPlugin, { name: 'security' })
