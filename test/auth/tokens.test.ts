@@ -48,6 +48,11 @@ t.test('forged, expired, rotated and garbage tokens', async (t) => {
     const res = await app.inject({ url: '/api/v1/auth/info', headers: { authorization: header } })
     t.same(res.json(), ACCESS_DENIED, `Authorization: ${header.slice(0, 12)}…`)
   }
+  // the scheme is case-insensitive and the token may have spaces around it (RFC 7235 2.1)
+  for (const header of [`bearer ${token}`, `BEARER ${token}`, `Bearer  ${token}`, `Bearer ${token} `, `Bearer\t${token}`]) {
+    const res = await app.inject({ url: '/api/v1/auth/info', headers: { authorization: header } })
+    t.equal(res.statusCode, 200, `Authorization: ${JSON.stringify(header.slice(0, 9))}… is accepted`)
+  }
   const none = await app.inject({ url: '/api/v1/auth/info' })
   t.equal(none.statusCode, 401)
   t.same(none.json(), ACCESS_DENIED, 'no Authorization header')
