@@ -52,6 +52,10 @@ export interface StartOptions {
   logDir: string
   /** extra node flags */
   nodeFlags?: string[]
+  /** a command the node process runs under, e.g. valgrind and its options (bench/instructions.ts) */
+  wrapper?: string[]
+  /** how long the child may take to answer readyPath (60 s) */
+  readyTimeoutMs?: number
 }
 
 /** the soft limit on open files of a shell started from here */
@@ -86,7 +90,8 @@ export async function startChild (opts: StartOptions): Promise<Child> {
     // one directory per process: node writes a profile per thread (the module loader has its own)
     flags.push('--cpu-prof', `--cpu-prof-dir=${join(settings.cpuProfDir, `${opts.name}-${process.pid}-${++profileSeq}`)}`)
   }
-  const [cmd, args] = nodeCommand([...flags, opts.script], opts.nofile)
+  const [node, nodeArgs] = nodeCommand([...flags, opts.script], opts.nofile)
+  const [cmd, args] = opts.wrapper?.length ? [opts.wrapper[0], [...opts.wrapper.slice(1), node, ...nodeArgs]] : [node, nodeArgs]
   const log = createWriteStream(join(opts.logDir, `${opts.name}.log`), { flags: 'a' })
   const proc = spawn(cmd, args, {
     cwd: ROOT,
@@ -133,13 +138,14 @@ export async function startChild (opts: StartOptions): Promise<Child> {
     }
   }
 
-  const until = Date.now() + 60_000
+  const readyTimeoutMs = opts.readyTimeoutMs ?? 60_000
+  const until = Date.now() + readyTimeoutMs
   const readyPath = opts.readyPath ?? '/api/v1/health'
   for (;;) {
     if (exited) throw new Error(`${opts.name} exited before it was ready; see ${join(opts.logDir, `${opts.name}.log`)}`)
     if (Date.now() > until) {
       await child.stop()
-      throw new Error(`${opts.name} was not ready within 60 s; see ${join(opts.logDir, `${opts.name}.log`)}`)
+      throw new Error(`${opts.name} was not ready within ${readyTimeoutMs / 1000} s; see ${join(opts.logDir, `${opts.name}.log`)}`)
     }
     try {
       const res = await request(`${url}${readyPath}`)

@@ -56,6 +56,8 @@ export interface ServiceOptions {
   env?: Record<string, string>
   nofile?: number
   nodeFlags?: string[]
+  wrapper?: string[]
+  readyTimeoutMs?: number
 }
 
 export async function startService (run: BenchRun, opts: ServiceOptions): Promise<Child> {
@@ -67,6 +69,8 @@ export async function startService (run: BenchRun, opts: ServiceOptions): Promis
     logDir: run.logDir,
     nofile: opts.nofile,
     nodeFlags: [...startScriptFlags(), ...(opts.nodeFlags ?? [])],
+    wrapper: opts.wrapper,
+    readyTimeoutMs: opts.readyTimeoutMs,
     env: {
       NODE_ENV: 'development',
       HOST: '127.0.0.1',

@@ -1,0 +1,191 @@
+// npm run bench:instructions [-- auth-info | refresh ...]: user-space instructions per request of the
+// service and of the bare Fastify baseline, each server under valgrind's callgrind, for the HTTP
+// scenarios whose ratio is set by the server's CPU per request (1 and 4).
+//
+// Why: the shared 2-core machines here move req/s by 15-40 % between rounds of the same code, which
+// hides a change of a few per cent. callgrind counts instructions, not time: the same code gives the
+// same count within 1-2 %, whatever else the machine does, so a change's effect shows in one run.
+// It does not count the kernel (the read and write of each request, the same for both servers), and
+// a count is not a time (cache misses, branch mispredictions), so req/s stays the figure that counts
+// (npm run bench); this says whether a change moved the work.
+//
+// Each server is warmed up (BENCH_INSTR_WARMUP requests, 20,000), then callgrind counts
+// BENCH_INSTR_REQUESTS (3,000) over 10 keep-alive connections. Each side runs BENCH_INSTR_RUNS times
+// (2) in fresh processes: now and then a process spends its life with one of Node's own object
+// literals on V8's slow path (README, Benchmarks), so the lowest count is the one compared. The part
+// spent compiling (TurboFan, Maglev) or in full collections is printed apart: it belongs to the
+// warm-up, however long. Needs valgrind (Debian package valgrind). Writes bench/results/instructions.json.
+import { execFile } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import http from 'node:http'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { freshDatabase } from './lib/database.ts'
+import { startHarness } from './lib/harness.ts'
+import { startChild, type Child } from './lib/processes.ts'
+import { machineStart, round, writeResultFile } from './lib/results.ts'
+import { API, signedInUser } from './lib/seed.ts'
+import { startService } from './lib/service.ts'
+
+const run = promisify(execFile)
+const env = process.env
+const WARMUP = Number(env.BENCH_INSTR_WARMUP || 20000)
+const REQUESTS = Number(env.BENCH_INSTR_REQUESTS || 3000)
+const RUNS = Math.max(1, Number(env.BENCH_INSTR_RUNS || 2))
+const CONNECTIONS = 10
+// warm-up work that a longer warm-up would have left behind: the optimizing compilers, full GC
+const WARMUP_WORK = /v8::internal::compiler::|v8::internal::maglev::|Maglev|v8::internal::Compiler|v8::internal::Parser|Deoptimiz|MarkCompact|ConcurrentMarking|MarkingVisitor|Sweeper/
+
+interface Target { method: string, path: string, headers: Record<string, string> }
+interface Count { total: number, warmupWork: number, steady: number }
+interface Side { label: string, counts: Count[], best: Count }
+
+interface Case {
+  name: string
+  scenario: number
+  /** what the service answers, for a signed-in user */
+  service: (user: { token: string, cookie: string }) => Target
+  bare: Target
+}
+
+const CASES: Case[] = [
+  {
+    name: 'auth-info',
+    scenario: 1,
+    service: (u) => ({ method: 'GET', path: `${API}/auth/info`, headers: { authorization: `Bearer ${u.token}` } }),
+    bare: { method: 'GET', path: '/hello', headers: {} }
+  },
+  {
+    name: 'refresh',
+    scenario: 4,
+    service: (u) => ({ method: 'POST', path: `${API}/auth/token/refresh`, headers: { cookie: u.cookie } }),
+    bare: { method: 'POST', path: '/hello', headers: {} }
+  }
+]
+
+async function requests (child: Child, target: Target, count: number): Promise<Record<number, number>> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS })
+  const statuses: Record<number, number> = {}
+  let left = count
+  const one = () => new Promise<number>((resolve, reject) => {
+    const req = http.request(`${child.url}${target.path}`, { method: target.method, agent, headers: target.headers }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode ?? 0))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    while (left-- > 0) {
+      const status = await one()
+      statuses[status] = (statuses[status] ?? 0) + 1
+    }
+  }))
+  agent.destroy()
+  return statuses
+}
+
+/** the instructions of a callgrind output file, in all and in the warm-up's work */
+async function countOf (file: string, requests: number): Promise<Count> {
+  const { stdout } = await run('callgrind_annotate', ['--threshold=100', file], { maxBuffer: 256 * 1024 * 1024 })
+  const totals = /^totals:\s+(\d+)/m.exec(readFileSync(file, 'utf8'))
+  if (!totals) throw new Error(`no totals in ${file}`)
+  let warmupWork = 0
+  for (const line of stdout.split('\n')) {
+    const m = /^\s*([\d,]+)\s+\([^)]*\)\s+(.*)$/.exec(line)
+    if (m && WARMUP_WORK.test(m[2])) warmupWork += Number(m[1].replace(/,/g, ''))
+  }
+  const total = Number(totals[1])
+  return { total: Math.round(total / requests), warmupWork: Math.round(warmupWork / requests), steady: Math.round((total - warmupWork) / requests) }
+}
+
+/**
+ * host: the HOST the child runs with. valgrind names the pipes callgrind_control talks through after
+ * the process's USER and HOST, and the service is given HOST=127.0.0.1 (its listen address).
+ */
+async function measure (start: (wrapper: string[]) => Promise<Child>, target: (child: Child) => Promise<Target>, out: string, host: string | undefined): Promise<Count> {
+  const child = await start(['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`])
+  const control = (...args: string[]) => run('callgrind_control', [...args, String(child.proc.pid)], { env: { ...process.env, HOST: host } })
+  try {
+    const t = await target(child)
+    const warm = await requests(child, t, WARMUP)
+    await control('-i', 'on')
+    const measured = await requests(child, t, REQUESTS)
+    await control('-i', 'off')
+    await control('-d')
+    // the dump is written when the process next runs: wait for it before stopping the process
+    for (let i = 0; i < 300 && !existsSync(`${out}.1`); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    const bad = Object.keys({ ...warm, ...measured }).filter((s) => s !== '200')
+    if (bad.length) throw new Error(`${t.method} ${t.path} answered ${JSON.stringify(measured)}`)
+  } finally {
+    await child.stop()
+  }
+  // callgrind numbers its dumps: the first is the measured window
+  return await countOf(`${out}.1`, REQUESTS)
+}
+
+try {
+  await run('valgrind', ['--version'])
+} catch {
+  console.error('valgrind is not installed (Debian: apt-get install valgrind); it counts the instructions')
+  process.exit(2)
+}
+
+const names = process.argv.slice(2).filter((a) => a !== '--')
+const chosen = names.length ? CASES.filter((c) => names.includes(c.name) || names.includes(String(c.scenario))) : CASES
+if (chosen.length === 0) {
+  console.error(`unknown case; one of: ${CASES.map((c) => `${c.scenario} ${c.name}`).join(', ')}`)
+  process.exit(2)
+}
+
+const h = startHarness()
+const machine = machineStart()
+const results: Record<string, unknown> = {}
+let seq = 0
+const print = (label: string, c: Count) => console.log(`    ${label.padEnd(34)} ${String(c.total).padStart(8)} instructions/request (${c.steady} without compiling and full GC)`)
+console.log(`instructions per request under callgrind: ${WARMUP} requests of warm-up, ${REQUESTS} counted, ${CONNECTIONS} connections, ${RUNS} runs per side`)
+try {
+  for (const c of chosen) {
+    console.log(`\n[${c.scenario}] ${c.name}`)
+    const sides: Side[] = []
+    for (const which of ['bare', 'service'] as const) {
+      const counts: Count[] = []
+      for (let i = 0; i < RUNS; i++) {
+        const out = join(h.run.dir, `callgrind.${c.name}.${which}.${++seq}`)
+        if (which === 'bare') {
+          counts.push(await measure(
+            (wrapper) => startChild({ name: `bare-${seq}`, script: 'bench/servers/bare.ts', logDir: h.run.logDir, readyPath: '/health', env: {}, wrapper, readyTimeoutMs: 300_000 }),
+            async () => c.bare, out, env.HOST))
+        } else {
+          const db = await freshDatabase(`instr_${c.name}`)
+          try {
+            counts.push(await measure(
+              // cheap argon2 parameters: the sign-in before the count would otherwise take minutes under valgrind
+              (wrapper) => startService(h.run, { name: `service-${seq}`, databaseUrl: db.url, wrapper, readyTimeoutMs: 300_000, env: { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' } }),
+              async (child) => c.service(await signedInUser(child)), out, '127.0.0.1'))
+          } finally {
+            await db.drop()
+          }
+        }
+        print(`${which} run ${i + 1}`, counts[counts.length - 1])
+      }
+      const best = counts.reduce((a, b) => (b.steady < a.steady ? b : a))
+      sides.push({ label: which, counts, best })
+    }
+    const [bare, service] = sides
+    const ratio = round(bare.best.steady / service.best.steady)
+    console.log(`  => bare / service, lowest steady counts: ${bare.best.steady} / ${service.best.steady} = ${ratio}`)
+    results[c.name] = { scenario: c.scenario, bare: bare.counts, service: service.counts, ratio }
+  }
+  const file = writeResultFile('instructions', {
+    what: 'user-space instructions per request under callgrind; ratio = bare / service of the lowest counts without compiling and full GC',
+    settings: { warmup: WARMUP, requests: REQUESTS, connections: CONNECTIONS, runs: RUNS },
+    cases: results,
+    measuredAt: new Date().toISOString(),
+    machine: machine()
+  })
+  console.log(`\n${file}`)
+} finally {
+  await h.cleanUp()
+  h.finish()
+}
