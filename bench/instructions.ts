@@ -38,7 +38,7 @@ const WARMUP_WORK = /v8::internal::compiler::|v8::internal::maglev::|Maglev|v8::
 
 interface Target { method: string, path: string, headers: Record<string, string> }
 interface Count { total: number, warmupWork: number, steady: number }
-interface Side { label: string, counts: Count[], best: Count }
+interface Side { counts: Count[], best: Count }
 
 interface Case {
   name: string
@@ -115,8 +115,9 @@ async function measure (start: (wrapper: string[]) => Promise<Child>, target: (c
     await control('-d')
     // the dump is written when the process next runs: wait for it before stopping the process
     for (let i = 0; i < 300 && !existsSync(`${out}.1`); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    if (!existsSync(`${out}.1`)) throw new Error(`callgrind wrote no dump of the counted requests (${out}.1)`)
     const bad = Object.keys({ ...warm, ...measured }).filter((s) => s !== '200')
-    if (bad.length) throw new Error(`${t.method} ${t.path} answered ${JSON.stringify(measured)}`)
+    if (bad.length) throw new Error(`${t.method} ${t.path} answered ${JSON.stringify({ warmUp: warm, counted: measured })}`)
   } finally {
     await child.stop()
   }
@@ -170,7 +171,7 @@ try {
         print(`${which} run ${i + 1}`, counts[counts.length - 1])
       }
       const best = counts.reduce((a, b) => (b.steady < a.steady ? b : a))
-      sides.push({ label: which, counts, best })
+      sides.push({ counts, best })
     }
     const [bare, service] = sides
     const ratio = round(bare.best.steady / service.best.steady)

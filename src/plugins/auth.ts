@@ -177,7 +177,7 @@ async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
   function bearer (request: FastifyRequest): string | undefined {
     const h = request.headers.authorization
     if (typeof h !== 'string') return undefined
-    if (h.startsWith('Bearer ') && h.length > 7 && h.charCodeAt(7) > 32 && h.charCodeAt(h.length - 1) > 32) return h.slice(7)
+    if (h.startsWith('Bearer ') && h.charCodeAt(7) > 32 && h.charCodeAt(h.length - 1) > 32) return h.slice(7)
     const m = BEARER.exec(h)
     return m ? m[1] : undefined
   }
