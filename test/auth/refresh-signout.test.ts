@@ -246,3 +246,58 @@ t.test('a session ended while its refresh rolls it is refused, and nothing is wr
   t.same(res.json(), ACCESS_DENIED)
   t.equal(setCookieLine(res), undefined, 'no cookie')
 })
+
+t.test('refresh reads a kept session from memory, and reads the database when none is kept or it has ended', async (t) => {
+  let clock = Date.parse('2030-01-01T00:00:00Z')
+  const app = await build(t, FAST_ARGON2, { now: () => clock })
+  const { email } = await registered(app)
+  const { cookie, token } = await signedIn(app, email)
+  const { sub, sid: publicId } = claims(token) as { sub: string, sid: string }
+  const [{ id }] = await app.database.query<{ id: string }>('select id from sessions where public_id = $1', [publicId])
+
+  // sign-in wrote the row, so it is kept: answered without a wait, the same as live()
+  t.same(app.sessions.liveKept(id), { sid: id, userId: sub, publicId }, 'kept after sign-in')
+  t.same(app.sessions.liveKept(id), await app.sessions.live(id), 'what live() answers')
+  t.equal(app.sessions.liveKept('no-such-session'), undefined, 'an unknown id: not kept, for the database to answer')
+
+  // within one second (tokens are stamped by the real clock): the same token, and the same bytes
+  const iatOf = (res: { json: () => { token: string } }) => claims(res.json().token).iat as number
+  let first, second
+  do {
+    first = await refresh(app, cookie)
+    second = await refresh(app, cookie)
+  } while (iatOf(first) !== iatOf(second))
+  t.equal(first.statusCode, 200)
+  t.equal(second.body, first.body, 'the same answer within a second')
+  t.equal(second.headers['content-type'], 'application/json; charset=utf-8')
+  // the next second: a new token, a new answer
+  while (Math.floor(Date.now() / 1000) <= iatOf(first)) await new Promise((resolve) => setTimeout(resolve, 50))
+  const later = await refresh(app, cookie)
+  t.equal(later.statusCode, 200)
+  t.not(later.json().token, first.json().token, 'a new token a second later')
+  t.ok(iatOf(later) > iatOf(first))
+  t.same(Object.keys(later.json()).sort(), ['status', 'token'])
+
+  // expired by its kept expiry: not answered from memory; the database then says it has expired
+  clock += 31 * DAY
+  t.equal(app.sessions.liveKept(id), undefined, 'an expired kept row is not answered from memory')
+  t.same((await refresh(app, cookie)).json(), ACCESS_DENIED, 'the expired session is refused')
+})
+
+t.test('a kept session ended elsewhere is not answered from memory once this instance hears of it', async (t) => {
+  const app = await build(t, FAST_ARGON2)
+  const { email } = await registered(app)
+  const { cookie, token } = await signedIn(app, email)
+  const publicId = claims(token).sid as string
+  const [{ id }] = await app.database.query<{ id: string }>('select id from sessions where public_id = $1', [publicId])
+  t.ok(app.sessions.liveKept(id), 'kept')
+  t.equal((await refresh(app, cookie)).statusCode, 200)
+
+  // another instance ends it and NOTIFYs; the ended set is what the kept row is checked against
+  await app.database.query('update sessions set ended_at = now() where id = $1', [id])
+  app.sessions.onEndedNotice(publicId)
+  t.equal(app.sessions.liveKept(id), undefined, 'ended: read again from the database')
+  const res = await refresh(app, cookie)
+  t.equal(res.statusCode, 401)
+  t.same(res.json(), ACCESS_DENIED)
+})

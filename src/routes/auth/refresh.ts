@@ -7,6 +7,7 @@ import { BODY_ERRORS, errorResponses, FormResultSchema } from '../../../schemas/
 import { Unauthorized } from '../../errors.ts'
 import type { CookieSession } from '../../plugins/auth.ts'
 import type { Config } from '../../config.ts'
+import { boundedMap } from '../../services/bounded-map.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,6 +19,10 @@ declare module 'fastify' {
 const refreshRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   await app.register(app.cookieReader)
   app.decorateRequest('cookieSession', null)
+
+  // The answer is serialized once per token, by the route's own serializer: a session refreshed again
+  // within the same second gets the same token (issueToken), so the same bytes. Bounded, oldest out.
+  const answers = boundedMap<{ token: string, body: string }>(10_000)
 
   app.post('/token/refresh', {
     schema: {
@@ -36,7 +41,16 @@ const refreshRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
     },
     onRequest: [
       async (request) => app.checkOrigin(request),
-      async (request) => { request.cookieSession = await app.readSessionCookie(request) }
+      // a callback hook: a session kept in memory is read without a promise (src/plugins/auth.ts)
+      (request, _reply, done) => {
+        const kept = app.readSessionCookieKept(request)
+        if (kept !== undefined) {
+          request.cookieSession = kept
+          done()
+          return
+        }
+        app.readSessionCookie(request).then((found) => { request.cookieSession = found; done() }, done)
+      }
     ]
   }, async (request, reply) => {
     const found = request.cookieSession
@@ -48,7 +62,13 @@ const refreshRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
       throw new Unauthorized()
     }
     const { userId, publicId } = found.session
-    return { status: 'success' as const, token: app.issueToken({ id: userId, sid: publicId }) }
+    const token = app.issueToken({ id: userId, sid: publicId })
+    let answer = answers.get(publicId)
+    if (answer?.token !== token) {
+      answer = { token, body: reply.serialize({ status: 'success', token }) as string }
+      answers.set(publicId, answer)
+    }
+    return reply.type('application/json; charset=utf-8').send(answer.body as never)
   })
 }
 
