@@ -7,6 +7,7 @@ import rateLimit from '@fastify/rate-limit'
 import { Redis } from 'ioredis'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { TooManyRequests } from '../errors.ts'
+import { prefixedKeys } from '../services/bounded-map.ts'
 
 export interface LimitOptions {
   /** distinguishes this limiter's counters from the others' */
@@ -39,12 +40,14 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
     })
     if (!ready) app.log.warn('redis is not reachable yet: rate limits are not enforced until it is')
   }
+  const userKey = prefixedKeys('u:')
+  const ipKey = prefixedKeys('ip:')
   await app.register(rateLimit, {
     global: true,
     hook: 'preHandler', // after authentication, so a signed-in user has a budget of their own
     max: opts.globalMax,
     timeWindow: '1 minute',
-    keyGenerator: (request) => request.user?.id ? `u:${request.user.id}` : `ip:${request.ip}`,
+    keyGenerator: (request) => request.user?.id ? userKey(request.user.id) : ipKey(request.ip),
     nameSpace: 'pir-rl:',
     skipOnError: true, // Redis down: serve rather than fail
     ...(redis ? { redis } : {}),

@@ -19,3 +19,20 @@ export function boundedMap<V> (max: number): BoundedMap<V> {
     get size () { return map.size }
   }
 }
+
+/**
+ * prefix + id, each made once (the last `max` ids kept): for rate-limit keys. The limiter's store
+ * hashes its key on every request, and a key built afresh is a new string each time, hashed anew;
+ * a kept one has its hash already.
+ */
+export function prefixedKeys (prefix: string, max = 10_000): (id: string) => string {
+  const keys = boundedMap<string>(max)
+  return (id) => {
+    let key = keys.get(id)
+    if (key === undefined) {
+      key = prefix + id
+      keys.set(id, key)
+    }
+    return key
+  }
+}

@@ -1,7 +1,7 @@
 // src/services/bounded-map.ts: at most `max` entries, the oldest-set one out first; setting a key again
 // makes it the newest.
 import t from 'tap'
-import { boundedMap } from '../../src/services/bounded-map.ts'
+import { boundedMap, prefixedKeys } from '../../src/services/bounded-map.ts'
 
 t.test('the bound holds and the oldest goes first', async (t) => {
   const m = boundedMap<number>(3)
@@ -22,4 +22,15 @@ t.test('setting a key again makes it the newest and keeps one entry for it', asy
   t.equal(m.get('b'), undefined, 'b was the oldest then')
   t.equal(m.get('a'), 10)
   t.equal(m.get('d'), 4)
+})
+
+t.test('prefixedKeys: prefix + id, the same string each time for an id, the bound kept', async (t) => {
+  const key = prefixedKeys('u:', 2)
+  const a = key('a')
+  t.equal(a, 'u:a')
+  t.equal(key('a'), a)
+  t.equal(key('b'), 'u:b')
+  t.equal(key('c'), 'u:c', 'a third id pushes the oldest out')
+  t.equal(key('a'), 'u:a', 'and it is made again, the same value')
+  t.equal(prefixedKeys('refresh:')('127.0.0.1'), 'refresh:127.0.0.1')
 })

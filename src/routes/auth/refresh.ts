@@ -7,7 +7,7 @@ import { BODY_ERRORS, errorResponses, FormResultSchema } from '../../../schemas/
 import { Unauthorized } from '../../errors.ts'
 import type { CookieSession } from '../../plugins/auth.ts'
 import type { Config } from '../../config.ts'
-import { boundedMap } from '../../services/bounded-map.ts'
+import { boundedMap, prefixedKeys } from '../../services/bounded-map.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,6 +23,7 @@ const refreshRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
   // The answer is serialized once per token, by the route's own serializer: a session refreshed again
   // within the same second gets the same token (issueToken), so the same bytes. Bounded, oldest out.
   const answers = boundedMap<{ token: string, body: string }>(10_000)
+  const refreshKey = prefixedKeys('refresh:')
 
   app.post('/token/refresh', {
     schema: {
@@ -36,7 +37,7 @@ const refreshRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
       rateLimit: {
         max: config.rateLimits.refresh,
         timeWindow: 60_000,
-        keyGenerator: (r) => `refresh:${r.cookieSession?.session.publicId ?? r.ip}`
+        keyGenerator: (r) => refreshKey(r.cookieSession?.session.publicId ?? r.ip)
       }
     },
     onRequest: [
