@@ -41,8 +41,11 @@ const refreshRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
       }
     },
     onRequest: [
-      async (request) => app.checkOrigin(request),
-      // a callback hook: a session kept in memory is read without a promise (src/plugins/auth.ts)
+      // callback hooks: neither waits for anything when the session is kept in memory (src/plugins/auth.ts)
+      (request, _reply, done) => {
+        app.checkOrigin(request)
+        done()
+      },
       (request, _reply, done) => {
         const kept = app.readSessionCookieKept(request)
         if (kept !== undefined) {
