@@ -30,7 +30,8 @@ function pick (args: string[]): Scenario[] {
 
 const chosen = pick(process.argv.slice(2).filter((a) => a !== '--'))
 const { run, defer, cleanUp, interrupted, finish } = startHarness()
-console.log(`benchmark: ${chosen.map((s) => s.name).join(', ')}; ${settings.duration} s rounds x ${settings.rounds}, warm-up ${settings.warmup} s; ` +
+console.log(`benchmark: ${chosen.map((s) => s.name).join(', ')}; ${settings.duration} s rounds x ${settings.rounds}, warm-up ${settings.warmup} s, ` +
+  `HTTP scenarios on the fastest of ${settings.processes} server processes per side; ` +
   `${settings.cores} cores; scratch ${run.dir}`)
 
 const summary: Array<{ s: Scenario, ratio?: number, target?: string, met?: boolean, error?: string }> = []

@@ -18,6 +18,8 @@ export const settings = {
   /** interleaved rounds per side (baseline, candidate, baseline, candidate ...) */
   rounds: Math.max(1, Math.floor(num('BENCH_ROUNDS', 2))),
   connections: Math.max(1, Math.floor(num('BENCH_CONNECTIONS', 100))),
+  /** HTTP scenarios: server processes per side, the fastest after a warm-up measured (bench/lib/compare.ts) */
+  processes: Math.max(1, Math.floor(num('BENCH_PROCESSES', 2))),
   /** administrative connection: the harness creates and drops a fresh database on this server */
   adminUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
   /** the service's log level during the benchmark (request logging at info costs a lot; it is configuration) */

@@ -3,7 +3,7 @@ import { compareHttp, httpResultParts } from '../lib/compare.ts'
 import { settings } from '../lib/settings.ts'
 import { API, signedInUser } from '../lib/seed.ts'
 import type { Scenario } from '../lib/scenario.ts'
-import { databaseFor, serviceFor, bareFor } from '../lib/setup.ts'
+import { anotherBare, anotherService, databaseFor, serviceFor, bareFor } from '../lib/setup.ts'
 
 const TARGET = 0.6
 
@@ -18,8 +18,13 @@ export const authInfo: Scenario = {
     const user = await signedInUser(app)
 
     const figs = await compareHttp(
-      { label: 'bare Fastify {hello:world}', url: `${bare.url}/hello` },
-      { label: 'GET /auth/info (Bearer)', url: `${app.url}${API}/auth/info`, headers: { authorization: `Bearer ${user.token}` } }
+      { label: 'bare Fastify {hello:world}', url: `${bare.url}/hello`, another: anotherBare(ctx, '/hello') },
+      {
+        label: 'GET /auth/info (Bearer)',
+        url: `${app.url}${API}/auth/info`,
+        headers: { authorization: `Bearer ${user.token}` },
+        another: anotherService(ctx, { name: 'service', databaseUrl: db.url }, `${API}/auth/info`)
+      }
     )
     const parts = httpResultParts(figs, 'bare Fastify GET /hello -> {hello:"world"}', 'GET /api/v1/auth/info with a Bearer JWT')
     return {
@@ -32,7 +37,7 @@ export const authInfo: Scenario = {
       met: parts.ratio >= TARGET && parts.candidateErrors === 0,
       measuredAt: new Date().toISOString(),
       machine: ctx.machine(),
-      settings: { duration: settings.duration, warmup: settings.warmup, rounds: settings.rounds, connections: settings.connections, logLevel: settings.logLevel }
+      settings: { duration: settings.duration, warmup: settings.warmup, rounds: settings.rounds, connections: settings.connections, processes: settings.processes, logLevel: settings.logLevel }
     }
   }
 }

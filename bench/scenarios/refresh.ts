@@ -5,7 +5,7 @@ import { compareHttp, httpResultParts } from '../lib/compare.ts'
 import { settings } from '../lib/settings.ts'
 import { API, signIn, signUp } from '../lib/seed.ts'
 import type { Scenario } from '../lib/scenario.ts'
-import { databaseFor, serviceFor, bareFor } from '../lib/setup.ts'
+import { anotherBare, anotherService, databaseFor, serviceFor, bareFor } from '../lib/setup.ts'
 
 const TARGET = 0.5
 
@@ -22,8 +22,15 @@ export const refresh: Scenario = {
     for (let i = 0; i < settings.connections; i++) cookies.push({ cookie: (await signIn(app, email)).cookie })
 
     const figs = await compareHttp(
-      { label: 'bare Fastify POST /hello', url: `${bare.url}/hello`, method: 'POST' },
-      { label: 'POST /auth/token/refresh', url: `${app.url}${API}/auth/token/refresh`, method: 'POST', headerSets: cookies }
+      { label: 'bare Fastify POST /hello', url: `${bare.url}/hello`, method: 'POST', another: anotherBare(ctx, '/hello') },
+      {
+        label: 'POST /auth/token/refresh',
+        url: `${app.url}${API}/auth/token/refresh`,
+        method: 'POST',
+        headerSets: cookies,
+        // the sessions are rows of the database: every process of the service refreshes them
+        another: anotherService(ctx, { name: 'service', databaseUrl: db.url }, `${API}/auth/token/refresh`)
+      }
     )
     const parts = httpResultParts(figs, 'bare Fastify POST /hello -> {hello:"world"}', `POST /api/v1/auth/token/refresh, ${cookies.length} sessions (one cookie per connection)`)
     return {
@@ -36,7 +43,7 @@ export const refresh: Scenario = {
       met: parts.ratio >= TARGET && parts.candidateErrors === 0,
       measuredAt: new Date().toISOString(),
       machine: ctx.machine(),
-      settings: { duration: settings.duration, warmup: settings.warmup, rounds: settings.rounds, connections: settings.connections, logLevel: settings.logLevel }
+      settings: { duration: settings.duration, warmup: settings.warmup, rounds: settings.rounds, connections: settings.connections, processes: settings.processes, logLevel: settings.logLevel }
     }
   }
 }

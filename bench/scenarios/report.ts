@@ -3,11 +3,11 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { compareHttp, httpResultParts } from '../lib/compare.ts'
-import { request, startChild } from '../lib/processes.ts'
+import { request } from '../lib/processes.ts'
 import { settings } from '../lib/settings.ts'
 import { API, importOrFail, readyReport, signedInUser, writeDemoData } from '../lib/seed.ts'
 import type { Scenario } from '../lib/scenario.ts'
-import { databaseFor, serviceFor } from '../lib/setup.ts'
+import { anotherBare, anotherService, bareFor, databaseFor, serviceFor } from '../lib/setup.ts'
 
 const TARGET = 0.8
 
@@ -33,14 +33,13 @@ export const reportRead: Scenario = {
 
     const bytesFile = join(ctx.run.dir, 'report-body.json')
     writeFileSync(bytesFile, first.body)
-    const bare = await startChild({ name: 'bare', script: 'bench/servers/bare.ts', logDir: ctx.run.logDir, readyPath: '/health', env: { BENCH_BYTES_FILE: bytesFile } })
-    ctx.defer(bare.stop)
+    const bare = await bareFor(ctx, { BENCH_BYTES_FILE: bytesFile })
     const same = (await request(`${bare.url}/bytes`)).body === first.body
     if (!same) throw new Error('the bare server does not send the report\'s bytes')
 
     const figs = await compareHttp(
-      { label: 'bare Fastify, same bytes', url: `${bare.url}/bytes` },
-      { label: 'GET /report/{id}', url, headers: auth }
+      { label: 'bare Fastify, same bytes', url: `${bare.url}/bytes`, another: anotherBare(ctx, '/bytes', { BENCH_BYTES_FILE: bytesFile }) },
+      { label: 'GET /report/{id}', url, headers: auth, another: anotherService(ctx, { name: 'service', databaseUrl: db.url, workers: 1 }, `${API}/report/${id}`) }
     )
     const parts = httpResultParts(figs, 'bare Fastify GET /bytes sending the same bytes', 'GET /api/v1/report/{id} (Bearer), ready report of 5 profiles')
     return {
@@ -55,7 +54,7 @@ export const reportRead: Scenario = {
       checks: { ratio: parts.ratio >= TARGET, notModifiedOnIfNoneMatch: notModified, noErrors: parts.candidateErrors === 0 },
       measuredAt: new Date().toISOString(),
       machine: ctx.machine(),
-      settings: { duration: settings.duration, warmup: settings.warmup, rounds: settings.rounds, connections: settings.connections, logLevel: settings.logLevel }
+      settings: { duration: settings.duration, warmup: settings.warmup, rounds: settings.rounds, connections: settings.connections, processes: settings.processes, logLevel: settings.logLevel }
     }
   }
 }

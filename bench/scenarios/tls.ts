@@ -4,7 +4,7 @@ import { compareHttp, httpResultParts } from '../lib/compare.ts'
 import { settings } from '../lib/settings.ts'
 import { API, signedInUser } from '../lib/seed.ts'
 import type { Scenario } from '../lib/scenario.ts'
-import { databaseFor, serviceFor } from '../lib/setup.ts'
+import { anotherService, databaseFor, serviceFor } from '../lib/setup.ts'
 
 const TARGET = 0.7
 
@@ -21,8 +21,8 @@ export const tls: Scenario = {
     const headers = { authorization: `Bearer ${user.token}` }
 
     const figs = await compareHttp(
-      { label: 'plain HTTP (TLS=off)', url: `${plain.url}${API}/auth/info`, headers },
-      { label: 'HTTPS listener, HTTP/1.1', url: `${secure.url}${API}/auth/info`, headers }
+      { label: 'plain HTTP (TLS=off)', url: `${plain.url}${API}/auth/info`, headers, another: anotherService(ctx, { name: 'service-http', databaseUrl: db.url }, `${API}/auth/info`) },
+      { label: 'HTTPS listener, HTTP/1.1', url: `${secure.url}${API}/auth/info`, headers, another: anotherService(ctx, { name: 'service-https', databaseUrl: db.url, tls: true }, `${API}/auth/info`) }
     )
     const parts = httpResultParts(figs, 'the service with TLS=off ALLOW_HTTP=true, GET /api/v1/auth/info over HTTP', 'the service with TLS=on (HTTPS, HTTP/2 + HTTP/1.1 by ALPN), GET /api/v1/auth/info over HTTPS/1.1')
     return {
@@ -35,7 +35,7 @@ export const tls: Scenario = {
       met: parts.ratio >= TARGET && parts.candidateErrors === 0,
       measuredAt: new Date().toISOString(),
       machine: ctx.machine(),
-      settings: { duration: settings.duration, warmup: settings.warmup, rounds: settings.rounds, connections: settings.connections, logLevel: settings.logLevel }
+      settings: { duration: settings.duration, warmup: settings.warmup, rounds: settings.rounds, connections: settings.connections, processes: settings.processes, logLevel: settings.logLevel }
     }
   }
 }
