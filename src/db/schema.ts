@@ -12,6 +12,9 @@ export const users = pgTable('users', {
   id: uuid('id').primaryKey().defaultRandom(),
   email: text('email').notNull().unique(),
   passwordHash: text('password_hash'),
+  // whether whoever set the password has shown control of the mailbox (docs/security.md, pre-hijack):
+  // an unproven password stops signing in once the mailbox's owner links Google
+  passwordProven: boolean('password_proven').notNull().default(false),
   confirmedAt: timestamp('confirmed_at', { withTimezone: true }),
   googleSub: text('google_sub').unique(),
   acquisitionCode: text('acquisition_code'),
@@ -30,8 +33,23 @@ export const sessions = pgTable('sessions', {
   data: jsonb('data').notNull(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   endedAt: timestamp('ended_at', { withTimezone: true }),
-  createdAt: createdAt()
+  createdAt: createdAt(),
+  // what the account page lists: when and from where the session was last used, and how it began
+  lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+  userAgent: text('user_agent'),
+  ipPrefix: text('ip_prefix'),
+  // 'password' | 'google' | 'recovery': how the session was signed in
+  method: text('method')
 }, (t) => [index('sessions_user_idx').on(t.userId), index('sessions_ended_idx').on(t.endedAt)])
+
+// Every session that ended or was deleted while live, written by a trigger in the same transaction
+// (drizzle/0004): instances reconcile their in-memory ended set from it, so a lost NOTIFY costs at
+// most one reconcile interval. Rows older than JWT_TTL are pruned.
+export const sessionRevocations = pgTable('session_revocations', {
+  publicId: uuid('public_id').primaryKey(),
+  userId: uuid('user_id'),
+  revokedAt: timestamp('revoked_at', { withTimezone: true }).notNull().defaultNow()
+}, (t) => [index('session_revocations_revoked_idx').on(t.revokedAt)])
 
 export const promocodes = pgTable('promocodes', {
   code: text('code').primaryKey(),
@@ -66,8 +84,17 @@ export const auditEvents = pgTable('audit_events', {
   kind: text('kind').notNull(),
   ip: text('ip'),
   userAgent: text('user_agent'),
+  // SHA-256 of the e-mail address, on rows that outlive their account (account deletion)
+  emailHash: text('email_hash'),
   createdAt: createdAt()
 }, (t) => [index('audit_events_user_idx').on(t.userId)])
+
+// Promo codes redeemed by an existing account: each code adds its credits once per account.
+export const userPromocodes = pgTable('user_promocodes', {
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  code: text('code').notNull(),
+  createdAt: createdAt()
+}, (t) => [primaryKey({ columns: [t.userId, t.code] })])
 
 // ---------------------------------------------------------------- profile data (ingest)
 
