@@ -45,7 +45,6 @@ const TOO_MANY_BODY = JSON.stringify({ code: 429, message: statusMessages[429] }
 async function connectRedis (app: FastifyInstance, url: string) {
   // commandTimeout: a Redis that hangs is as away as one that refuses
   const redis = new Redis(url, { connectTimeout: 2000, commandTimeout: 1000, maxRetriesPerRequest: 1, enableOfflineQueue: false })
-  app.addHook('onClose', async () => { redis.disconnect() })
   // Wait for it at start, a little, so the first requests are shared too (until then, or if it is
   // not there, they count in process).
   await new Promise<void>((resolve) => {
@@ -70,8 +69,10 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
     }
   })
   if (redis) {
-    redis.on('error', (err) => stores.redisFailed(err))
-    redis.on('close', () => stores.redisFailed())
+    let closing = false
+    app.addHook('onClose', async () => { closing = true; redis.disconnect() })
+    redis.on('error', (err) => { if (!closing) stores.redisFailed(err) })
+    redis.on('close', () => { if (!closing) stores.redisFailed() })
     redis.on('ready', () => stores.redisReady())
     if (redis.status !== 'ready') stores.redisFailed()
   }
