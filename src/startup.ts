@@ -31,6 +31,8 @@ async function importDemoData (app: FastifyInstance): Promise<void> {
 }
 
 export interface MetricsListener {
+  /** the address it is bound to (METRICS_HOST) */
+  address: string
   /** the port it listens on (METRICS_PORT=0 picks a free one) */
   port: number
   close: () => Promise<void>
@@ -67,9 +69,10 @@ export async function serveMetrics (metrics: Metrics, opts: { host: string, port
       resolve()
     })
   })
-  const { port } = server.address() as AddressInfo
+  const { port, address } = server.address() as AddressInfo
   opts.log.info({ host: opts.host, port }, 'metrics listening')
   return {
+    address,
     port,
     close: () => new Promise<void>((resolve) => {
       // a scraper keeps its connection alive between scrapes: end it rather than wait for it
