@@ -194,9 +194,8 @@ export function createAccountService (deps: Deps) {
         return { ok: false, fieldError: { field: 'password', message: MESSAGES.wrongCredentials } }
       }
       if (rehash) await db.update(users).set({ passwordHash: await deps.passwords.hash(password) }).where(eq(users.id, user.id))
-      // a success clears the address's claims, this one included
-      await clearFailures.execute({ email })
-      await deps.audit.record(AUDIT.signinSuccess, user.id, meta)
+      // a success clears the address's claims, this one included (beside the audit row: one wait for both)
+      await Promise.all([clearFailures.execute({ email }), deps.audit.record(AUDIT.signinSuccess, user.id, meta)])
       return { ok: true, userId: user.id }
     },
 
