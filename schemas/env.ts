@@ -46,6 +46,7 @@ export const EnvSchema = Type.Object({
   CORS_ORIGINS: Type.String({ default: '' }),
   SSE_HEARTBEAT_S: Int(15, 1, 3600),
   METRICS_PORT: Type.String({ default: '' }),
+  METRICS_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
   ARGON2_MEMORY_KIB: Int(19456, 1024),
   ARGON2_TIME_COST: Int(2, 1, 100),
   ARGON2_PARALLELISM: Int(1, 1, 16),
@@ -55,7 +56,10 @@ export const EnvSchema = Type.Object({
   RATE_LIMIT_RECOVERY_EMAIL: Int(5, 1),
   RATE_LIMIT_RECOVERY_IP: Int(20, 1),
   RATE_LIMIT_REFRESH: Int(60, 1),
-  RATE_LIMIT_GLOBAL: Int(6000, 1)
+  RATE_LIMIT_GLOBAL: Int(6000, 1),
+  RATE_LIMIT_RESEND: Int(3, 1),
+  RATE_LIMIT_AUTH_FAILURES_IP: Int(60, 1),
+  RATE_LIMIT_LOCAL_KEYS: Int(100_000, 1000, 10_000_000)
 })
 
 export type Env = Static<typeof EnvSchema>

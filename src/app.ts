@@ -105,7 +105,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     allowHttp: config.allowHttp,
     allowedOrigins: [new URL(config.publicUrl).origin, ...config.corsOrigins]
   })
-  await app.register(rateLimitPlugin, { globalMax: config.rateLimits.global, redisUrl: config.redisUrl })
+  await app.register(rateLimitPlugin, { limits: config.rateLimits, redisUrl: config.redisUrl })
   // before the routes: its onRoute hook collects every route's schema
   await app.register(openApiPlugin, { prefix: API_PREFIX, version: '1.0.0' })
 

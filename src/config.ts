@@ -36,10 +36,14 @@ export interface Config {
   corsOrigins: string[]
   sseHeartbeatS: number
   metricsPort: number | null
+  /** the metrics listener's address (loopback unless told otherwise) */
+  metricsHost: string
   argon2: { memoryCost: number, timeCost: number, parallelism: number }
   rateLimits: {
     signinEmail: number, signinIp: number, signupIp: number, recoveryEmail: number, recoveryIp: number,
-    refresh: number, global: number
+    refresh: number, global: number, resend: number, authFailuresIp: number,
+    /** keys each limiter counts in process before new keys share one counter */
+    localKeys: number
   }
 }
 
@@ -119,6 +123,8 @@ export function loadConfig (source: Record<string, string | undefined> = process
     if (!e.SMTP_URL) refuse('SMTP_URL', 'must be set (no mail outbox)')
     if (e.ALLOW_HTTP) refuse('ALLOW_HTTP', 'cannot be true')
     if (e.DEMO_DATA === 'on') refuse('DEMO_DATA', 'cannot be on')
+    // a bearer secret that a guess could find: the ingest endpoint writes profile data
+    if (e.INGEST_TOKEN && e.INGEST_TOKEN.length < 32) refuse('INGEST_TOKEN', 'must be at least 32 characters')
   }
   if (Boolean(e.TLS_CERT_FILE) !== Boolean(e.TLS_KEY_FILE)) {
     throw new ConfigError(`invalid configuration: ${e.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'} must be set with ${e.TLS_CERT_FILE ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'}`)
@@ -188,6 +194,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     corsOrigins: list(e.CORS_ORIGINS),
     sseHeartbeatS: e.SSE_HEARTBEAT_S,
     metricsPort,
+    metricsHost: e.METRICS_HOST,
     argon2: { memoryCost: e.ARGON2_MEMORY_KIB, timeCost: e.ARGON2_TIME_COST, parallelism: e.ARGON2_PARALLELISM },
     rateLimits: {
       signinEmail: e.RATE_LIMIT_SIGNIN_EMAIL,
@@ -196,7 +203,10 @@ export function loadConfig (source: Record<string, string | undefined> = process
       recoveryEmail: e.RATE_LIMIT_RECOVERY_EMAIL,
       recoveryIp: e.RATE_LIMIT_RECOVERY_IP,
       refresh: e.RATE_LIMIT_REFRESH,
-      global: e.RATE_LIMIT_GLOBAL
+      global: e.RATE_LIMIT_GLOBAL,
+      resend: e.RATE_LIMIT_RESEND,
+      authFailuresIp: e.RATE_LIMIT_AUTH_FAILURES_IP,
+      localKeys: e.RATE_LIMIT_LOCAL_KEYS
     }
   }
 }

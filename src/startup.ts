@@ -1,5 +1,6 @@
 // What a server process does around its listener: in development, import the demo dataset into an
-// empty database, and, with METRICS_PORT, serve the Prometheus metrics on a listener of their own.
+// empty database, and, with METRICS_PORT, serve the Prometheus metrics on a listener of their own,
+// bound to METRICS_HOST (loopback by default: the series describe the service to whoever can read them).
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
@@ -30,6 +31,8 @@ async function importDemoData (app: FastifyInstance): Promise<void> {
 }
 
 export interface MetricsListener {
+  /** the address it is bound to (METRICS_HOST) */
+  address: string
   /** the port it listens on (METRICS_PORT=0 picks a free one) */
   port: number
   close: () => Promise<void>
@@ -66,9 +69,10 @@ export async function serveMetrics (metrics: Metrics, opts: { host: string, port
       resolve()
     })
   })
-  const { port } = server.address() as AddressInfo
+  const { port, address } = server.address() as AddressInfo
   opts.log.info({ host: opts.host, port }, 'metrics listening')
   return {
+    address,
     port,
     close: () => new Promise<void>((resolve) => {
       // a scraper keeps its connection alive between scrapes: end it rather than wait for it
@@ -78,8 +82,8 @@ export async function serveMetrics (metrics: Metrics, opts: { host: string, port
   }
 }
 
-/** the app's metrics listener on HOST:METRICS_PORT; null when METRICS_PORT is unset */
+/** the app's metrics listener on METRICS_HOST:METRICS_PORT; null when METRICS_PORT is unset */
 export async function listenMetrics (app: FastifyInstance, config: Config): Promise<MetricsListener | null> {
   if (!app.metrics || config.metricsPort === null) return null
-  return await serveMetrics(app.metrics, { host: config.host, port: config.metricsPort, log: app.log })
+  return await serveMetrics(app.metrics, { host: config.metricsHost, port: config.metricsPort, log: app.log })
 }

@@ -26,7 +26,7 @@ const metrics = config.metricsPort !== null ? createMetrics() : null
 metrics?.watchDatabase(database)
 metrics?.watchQueue(boss, [GENERATE_QUEUE, FAILED_QUEUE])
 await startWorkers(boss, createReportGenerator({ database }), count, metrics?.observeJob)
-const metricsListener = metrics ? await serveMetrics(metrics, { host: config.host, port: config.metricsPort!, log }) : null
+const metricsListener = metrics ? await serveMetrics(metrics, { host: config.metricsHost, port: config.metricsPort!, log }) : null
 log.info({ workers: count }, 'report worker started')
 
 closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {

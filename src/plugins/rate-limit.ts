@@ -1,64 +1,100 @@
-// Rate limits (DESIGN 8.5): a global budget per user or IP, and named limiters that routes put in
-// their hooks. Counters live in Redis when REDIS_URL is set, so every instance shares them.
-// request.ip is the socket address unless the peer is a trusted proxy (TRUST_PROXY), so a spoofed
-// X-Forwarded-For buys no fresh budget.
+// Rate limits (DESIGN 8.5): a global budget per user or IP, named limiters that routes put in their
+// hooks, and a budget of failed authentications per IP. Counters live in Redis when REDIS_URL is set,
+// so every instance shares them, and in this process while Redis does not answer
+// (src/services/limit-store.ts): no limit is ever skipped. request.ip is the socket address unless the
+// peer is a trusted proxy (TRUST_PROXY), so a spoofed X-Forwarded-For buys no fresh budget; every
+// per-IP key groups IPv6 by /64 (src/services/client-address.ts).
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
 import { Redis } from 'ioredis'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { TooManyRequests } from '../errors.ts'
+import type { Config } from '../config.ts'
+import { statusMessages, TooManyRequests } from '../errors.ts'
 import { prefixedKeys } from '../services/bounded-map.ts'
+import { clientKey } from '../services/client-address.ts'
+import { createLimitStores } from '../services/limit-store.ts'
 
 export interface LimitOptions {
   /** distinguishes this limiter's counters from the others' */
   name: string
   max: number
   timeWindow: string | number
+  /** the key counted; undefined counts the client address */
   key: (request: FastifyRequest) => string | undefined
 }
 
+type LimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+
 declare module 'fastify' {
   interface FastifyInstance {
-    limiter: (opts: LimitOptions) => (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+    limiter: (opts: LimitOptions) => LimitHook
+    /** POST /auth/confirm/resend: RATE_LIMIT_RESEND mails an hour per account */
+    resendLimit: LimitHook
   }
 }
 
-export interface RateLimitPluginOptions { globalMax: number, redisUrl: string }
+/** the per-IP key of a request's client: IPv4 as is, IPv6 by /64 */
+export const clientOf = (request: FastifyRequest) => clientKey(request.ip)
+
+export interface RateLimitPluginOptions { limits: Config['rateLimits'], redisUrl: string }
+
+const HOUR = 3600_000
+const AUTH_FAILURE_WINDOW = 15 * 60_000
+const TOO_MANY_BODY = JSON.stringify({ code: 429, message: statusMessages[429] })
+
+async function connectRedis (app: FastifyInstance, url: string) {
+  // commandTimeout: a Redis that hangs is as away as one that refuses
+  const redis = new Redis(url, { connectTimeout: 2000, commandTimeout: 1000, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+  // Wait for it at start, a little, so the first requests are shared too (until then, or if it is
+  // not there, they count in process).
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 3000)
+    const done = () => { clearTimeout(timer); redis.off('ready', done); redis.off('error', done); resolve() }
+    redis.once('ready', done)
+    redis.once('error', done)
+  })
+  return redis
+}
 
 async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptions) {
-  let redis: Redis | undefined
-  if (opts.redisUrl) {
-    redis = new Redis(opts.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: false })
-    redis.on('error', (err) => app.log.warn({ err: { message: err.message } }, 'redis error'))
-    app.addHook('onClose', async () => { redis?.disconnect() })
-    // Without an offline queue, commands sent before the connection is up fail (and skipOnError lets
-    // them through): wait for it at start, a little, so the first requests are counted too.
-    const r = redis
-    const ready = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), 3000)
-      r.once('ready', () => { clearTimeout(timer); resolve(true) })
-    })
-    if (!ready) app.log.warn('redis is not reachable yet: rate limits are not enforced until it is')
+  const { limits } = opts
+  const redis = opts.redisUrl ? await connectRedis(app, opts.redisUrl) : undefined
+  const stores = createLimitStores({
+    redis,
+    namespace: 'pir-rl:',
+    maxKeys: limits.localKeys,
+    onRedisState: (down, err) => {
+      if (down) app.log.error({ err: err && { message: err.message } }, 'redis does not answer: rate limits count in each process until it does')
+      else app.log.warn('redis answers again: rate limits are shared again')
+    }
+  })
+  if (redis) {
+    let closing = false
+    app.addHook('onClose', async () => { closing = true; redis.disconnect() })
+    redis.on('error', (err) => { if (!closing) stores.redisFailed(err) })
+    redis.on('close', () => { if (!closing) stores.redisFailed() })
+    redis.on('ready', () => stores.redisReady())
+    if (redis.status !== 'ready') stores.redisFailed()
   }
+  app.metrics?.watchRateLimits(stores)
+
   const userKey = prefixedKeys('u:')
   const ipKey = prefixedKeys('ip:')
   await app.register(rateLimit, {
     global: true,
     hook: 'preHandler', // after authentication, so a signed-in user has a budget of their own
-    max: opts.globalMax,
+    max: limits.global,
     timeWindow: '1 minute',
-    keyGenerator: (request) => request.user?.id ? userKey(request.user.id) : ipKey(request.ip),
-    nameSpace: 'pir-rl:',
-    skipOnError: true, // Redis down: serve rather than fail
-    ...(redis ? { redis } : {}),
+    keyGenerator: (request) => request.user?.id ? userKey(request.user.id) : ipKey(clientOf(request)),
+    store: stores.Store as never,
     errorResponseBuilder: () => new TooManyRequests()
   })
 
-  app.decorate('limiter', (limit: LimitOptions) => {
+  function limiter (limit: LimitOptions): LimitHook {
     const check = app.createRateLimit({
       max: limit.max,
       timeWindow: limit.timeWindow,
-      keyGenerator: (request: FastifyRequest) => `${limit.name}:${limit.key(request) ?? request.ip}`
+      keyGenerator: (request: FastifyRequest) => `${limit.name}:${limit.key(request) ?? clientOf(request)}`
     })
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const result = await check(request)
@@ -67,7 +103,33 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
         throw new TooManyRequests()
       }
     }
+  }
+  app.decorate('limiter', limiter)
+  app.decorate('resendLimit', limiter({ name: 'resend', max: limits.resend, timeWindow: HOUR, key: (r) => r.user?.id }))
+
+  // Failed authentication: every 401 counts against its client address. Past the budget, what would
+  // have been a 401 is answered 429 with Retry-After instead; a request that authenticates is
+  // neither counted nor refused, so a guesser sharing an address (NAT) cannot lock its users out.
+  const authFailures = app.createRateLimit({
+    max: limits.authFailuresIp,
+    timeWindow: AUTH_FAILURE_WINDOW,
+    keyGenerator: (request: FastifyRequest) => `auth-fail:${clientOf(request)}`
+  })
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode !== 401) {
+      done(null, payload)
+      return
+    }
+    authFailures(request).then((result) => {
+      if (result.isAllowed || !result.isExceeded) {
+        done(null, payload)
+        return
+      }
+      reply.code(429).header('retry-after', String(Math.max(1, result.ttlInSeconds)))
+      reply.header('content-type', 'application/json; charset=utf-8')
+      done(null, TOO_MANY_BODY)
+    }, (err: Error) => done(err))
   })
 }
 
-export default fp(rateLimitPlugin, { name: 'rate-limit', dependencies: ['auth'] })
+export default fp(rateLimitPlugin, { name: 'rate-limit', dependencies: ['auth', 'metrics'] })

@@ -24,6 +24,7 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const { config, now } = opts
   const database = app.database
   const passwords = createPasswordService(config.argon2)
+  app.metrics?.watchPasswords(passwords)
   const mail = opts.mail ?? createMailService({ ...config.mail, log: app.log })
   const audit = createAuditService({ database })
   const captcha = createCaptchaService(config.captcha)
@@ -68,4 +69,4 @@ async function servicesPlugin (app: FastifyInstance, opts: ServicesOptions) {
   app.addHook('onClose', async () => { await services.mail.close() })
 }
 
-export default fp(servicesPlugin, { name: 'services', dependencies: ['db', 'events', 'queue'] })
+export default fp(servicesPlugin, { name: 'services', dependencies: ['db', 'events', 'queue', 'metrics'] })

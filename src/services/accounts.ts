@@ -74,31 +74,36 @@ export function createAccountService (deps: Deps) {
 
   // A sign-in's reads, built into SQL once rather than on every sign-in (Drizzle's query building
   // cost about 40 us of CPU a statement, README: Benchmarks)
-  const failuresOf = db.select({ lockedUntil: signinFailures.lockedUntil }).from(signinFailures)
-    .where(eq(signinFailures.email, sql.placeholder('email'))).prepare('signin_failures')
   const signinUser = db.select({ id: users.id, passwordHash: users.passwordHash }).from(users)
     .where(eq(users.email, sql.placeholder('email'))).prepare('signin_user')
+  const clearFailures = db.delete(signinFailures).where(eq(signinFailures.email, sql.placeholder('email'))).prepare('signin_failures_clear')
 
-  /** seconds until this address may try again (0: now), and whether it has failures on record */
-  async function lockedFor (email: string): Promise<{ retryAfter: number, failed: boolean }> {
-    const [row] = await failuresOf.execute({ email })
-    const until = row?.lockedUntil?.getTime() ?? 0
-    return { retryAfter: until > now() ? Math.ceil((until - now()) / 1000) : 0, failed: row !== undefined }
-  }
+  // The per-address backoff (DESIGN 8.5): 1, 2, 4 … 300 s from the fifth failure on, registered or
+  // not. Every attempt is claimed, counted as a failure, in one statement before argon2 runs; the row
+  // lock serializes the claims, and a claim on a locked address fails, so a burst of parallel guesses
+  // gets one verification per backoff window, not one each. A success deletes the row. The outer
+  // select reads the lock the claim was refused on (the snapshot before the statement).
+  const CLAIM = `with claim as (
+      insert into signin_failures as f (email, failures, locked_until, updated_at) values ($1, 1, null, $2::timestamptz)
+      on conflict (email) do update set
+        failures = f.failures + 1,
+        updated_at = excluded.updated_at,
+        locked_until = case when f.failures + 1 >= ${BACKOFF_AFTER}
+          then excluded.updated_at + make_interval(secs => least(${BACKOFF_MAX_S}, power(2, f.failures + 1 - ${BACKOFF_AFTER})))
+          else null end
+      where f.locked_until is null or f.locked_until <= excluded.updated_at
+      returning f.failures
+    )
+    select (select failures from claim) as claimed, (select locked_until from signin_failures where email = $1) as locked_until`
 
-  async function recordFailure (email: string): Promise<void> {
-    // 1, 2, 4 … 300 s of backoff from the fifth failure on (DESIGN 8.5), per address, registered or not.
-    await db.insert(signinFailures).values({ email, failures: 1, updatedAt: new Date(now()) })
-      .onConflictDoUpdate({
-        target: signinFailures.email,
-        set: {
-          failures: sql`${signinFailures.failures} + 1`,
-          updatedAt: new Date(now()),
-          lockedUntil: sql`case when ${signinFailures.failures} + 1 >= ${BACKOFF_AFTER}
-            then ${new Date(now()).toISOString()}::timestamptz + make_interval(secs => least(${BACKOFF_MAX_S}, power(2, ${signinFailures.failures} + 1 - ${BACKOFF_AFTER})))
-            else null end`
-        }
-      })
+  /** claims a sign-in attempt for this address: 0 when it may go on, else the seconds until it may */
+  async function claimAttempt (email: string): Promise<number> {
+    const at = now()
+    const [row] = await deps.database.query<{ claimed: number | null, locked_until: Date | string | null }>(CLAIM, [email, new Date(at).toISOString()])
+    if (row?.claimed != null) return 0
+    const until = row?.locked_until ? new Date(row.locked_until).getTime() : 0
+    // refused by a lock a concurrent claim has just set, newer than this statement's snapshot: 1 s at least
+    return Math.max(1, Math.ceil((until - at) / 1000))
   }
 
   async function loadInfo (userId: string) {
@@ -172,28 +177,25 @@ export function createAccountService (deps: Deps) {
     },
 
     async signin (email: string, password: string, meta: RequestMeta): Promise<SigninOutcome> {
-      // the two reads are independent: one round trip's wait instead of two
-      const [{ retryAfter, failed }, [user]] = await Promise.all([
-        lockedFor(email),
+      // the two statements are independent: one round trip's wait instead of two
+      const [retryAfter, [user]] = await Promise.all([
+        claimAttempt(email),
         signinUser.execute({ email })
       ])
       if (retryAfter > 0) return { ok: false, retryAfter }
       if (!user?.passwordHash) {
         await deps.passwords.verifyDummy(password)
-        await recordFailure(email)
         await deps.audit.record(AUDIT.signinFailure, user?.id ?? null, meta)
         return { ok: false, fieldError: { field: 'password', message: MESSAGES.wrongCredentials } }
       }
       const { ok, rehash } = await deps.passwords.verify(user.passwordHash, password)
       if (!ok) {
-        await recordFailure(email)
         await deps.audit.record(AUDIT.signinFailure, user.id, meta)
         return { ok: false, fieldError: { field: 'password', message: MESSAGES.wrongCredentials } }
       }
       if (rehash) await db.update(users).set({ passwordHash: await deps.passwords.hash(password) }).where(eq(users.id, user.id))
-      // a success clears the address's failures (none on record: nothing to clear)
-      if (failed) await db.delete(signinFailures).where(eq(signinFailures.email, email))
-      await deps.audit.record(AUDIT.signinSuccess, user.id, meta)
+      // a success clears the address's claims, this one included (beside the audit row: one wait for both)
+      await Promise.all([clearFailures.execute({ email }), deps.audit.record(AUDIT.signinSuccess, user.id, meta)])
       return { ok: true, userId: user.id }
     },
 

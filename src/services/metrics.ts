@@ -12,6 +12,13 @@ export interface QueueSizes {
   getQueueSize: (name: string, options?: { before: 'active' | 'completed' }) => Promise<number>
 }
 
+/** what the metrics read of the rate-limit stores (src/services/limit-store.ts) */
+export interface RateLimitSource {
+  degraded: () => boolean
+  outages: () => number
+  overflowed: () => number
+}
+
 export type JobOutcome = 'completed' | 'failed'
 
 interface DbProbe { up: boolean, seconds: number, connections: Record<string, number> }
@@ -78,6 +85,8 @@ export function createMetrics () {
   let sse: { streams: () => number, reports: () => number } | undefined
   let queue: { boss: QueueSizes, names: string[] } | undefined
   let database: Database | undefined
+  let limits: RateLimitSource | undefined
+  let passwords: { readonly verifications: number } | undefined
 
   new Gauge({
     name: 'pir_sse_open_streams',
@@ -113,6 +122,31 @@ export function createMetrics () {
         // the database does not answer: no queue series in this scrape (pir_db_up is 0)
       }
     }
+  })
+
+  new Gauge({
+    name: 'pir_rate_limit_redis_down',
+    help: '1 while REDIS_URL is set but Redis does not answer: every limit counts in this process alone until it does',
+    registers,
+    collect () { if (limits) this.set(limits.degraded() ? 1 : 0) }
+  })
+  new Counter({
+    name: 'pir_rate_limit_redis_outages_total',
+    help: 'Times Redis stopped answering the rate limits since start (each outage logged once)',
+    registers,
+    collect () { if (limits) { this.reset(); this.inc(limits.outages()) } }
+  })
+  new Counter({
+    name: 'pir_rate_limit_overflow_total',
+    help: 'Requests counted on a limiter\'s shared overflow counter because its in-process store was full (RATE_LIMIT_LOCAL_KEYS)',
+    registers,
+    collect () { if (limits) { this.reset(); this.inc(limits.overflowed()) } }
+  })
+  new Counter({
+    name: 'pir_argon2_verifications_total',
+    help: 'argon2 password verifications run by this process (sign-ins, the dummy hash of unknown addresses included)',
+    registers,
+    collect () { if (passwords) { this.reset(); this.inc(passwords.verifications) } }
   })
 
   // postgres.js keeps its pool's state to itself and PGlite is one in-process connection, so the
@@ -187,6 +221,12 @@ export function createMetrics () {
     },
     watchDatabase (db: Database): void {
       database = db
+    },
+    watchRateLimits (source: RateLimitSource): void {
+      limits = source
+    },
+    watchPasswords (source: { readonly verifications: number }): void {
+      passwords = source
     }
   }
 }

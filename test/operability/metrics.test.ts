@@ -39,6 +39,13 @@ t.test('the listener: GET /metrics in the Prometheus text format; nothing else; 
   t.equal(pub.statusCode, 404, 'the public listener has no /metrics')
 })
 
+t.test('METRICS_HOST: the listener is on loopback unless told otherwise, whatever HOST says', async (t) => {
+  t.equal(webMetrics.address, '127.0.0.1', 'the default')
+  const other = (await listenMetrics(web, { ...web.config, host: '0.0.0.0', metricsPort: 0 }))!
+  t.teardown(() => other.close())
+  t.equal(other.address, '127.0.0.1', 'HOST=0.0.0.0 does not expose it')
+})
+
 t.test('requests: counted and timed under the route pattern, never the raw URL', async (t) => {
   const before = (await scrape(webMetrics)).samples
   const count = (samples: Sample[], labels: Record<string, string>) => find(samples, 'pir_http_requests_total', labels)?.value ?? 0

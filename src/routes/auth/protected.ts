@@ -53,8 +53,10 @@ const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return { status: 'success' as const }
   })
 
+  // RATE_LIMIT_RESEND an hour per account, besides the global budget: each one mails an address
   app.post('/confirm/resend', {
-    schema: { tags: ['auth'], summary: 'Mail a new confirmation link', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 429, 500, 503) } }
+    schema: { tags: ['auth'], summary: 'Mail a new confirmation link', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 429, 500, 503) } },
+    preHandler: app.resendLimit
   }, async (request) => {
     await accounts.resendConfirmation(request.user.id)
     return { status: 'success' as const }

@@ -6,6 +6,7 @@ import { notFound, TooManyRequests } from '../../errors.ts'
 import { normalizeEmail, requestMeta } from './normalize.ts'
 import { startSession } from './session-start.ts'
 import type { Config } from '../../config.ts'
+import { clientOf } from '../../plugins/rate-limit.ts'
 
 const formResponses = { 200: FormResultSchema, ...errorResponses(...BODY_ERRORS, 429, 500, 503) }
 const MINUTE = 60_000
@@ -16,11 +17,11 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
   // sign-in starts a session (src/plugins/auth.ts)
   await app.register(app.sessionCookie)
 
-  const signinPerIp = app.limiter({ name: 'signin-ip', max: limits.signinIp, timeWindow: MINUTE, key: (r) => r.ip })
+  const signinPerIp = app.limiter({ name: 'signin-ip', max: limits.signinIp, timeWindow: MINUTE, key: clientOf })
   const signinPerEmail = app.limiter({
     name: 'signin-email', max: limits.signinEmail, timeWindow: 15 * MINUTE, key: (r) => (r.body as { email: string }).email
   })
-  const signupPerIp = app.limiter({ name: 'signup-ip', max: limits.signupIp, timeWindow: 60 * MINUTE, key: (r) => r.ip })
+  const signupPerIp = app.limiter({ name: 'signup-ip', max: limits.signupIp, timeWindow: 60 * MINUTE, key: clientOf })
 
   app.post('/signin', {
     schema: { tags: ['auth'], summary: 'Sign in with e-mail and password', body: SigninBodySchema, response: formResponses },

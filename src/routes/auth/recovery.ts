@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, FormResultSchema, PARAM_ERRORS } from '../../../schemas/common.ts'
 import { RecoveryBodySchema, RecoveryHashParamsSchema, RecoveryPasswordBodySchema } from '../../../schemas/auth.ts'
 import type { Config } from '../../config.ts'
+import { clientOf } from '../../plugins/rate-limit.ts'
 import { normalizeEmail, requestMeta } from './normalize.ts'
 
 const HOUR = 3600_000
@@ -15,7 +16,7 @@ const recoveryRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app
   const { recovery } = app.services
   const limits = config.rateLimits
 
-  const perIp = app.limiter({ name: 'recovery-ip', max: limits.recoveryIp, timeWindow: HOUR, key: (r) => r.ip })
+  const perIp = app.limiter({ name: 'recovery-ip', max: limits.recoveryIp, timeWindow: HOUR, key: clientOf })
   const perEmail = app.limiter({
     name: 'recovery-email', max: limits.recoveryEmail, timeWindow: HOUR, key: (r) => (r.body as { email: string }).email
   })

@@ -8,6 +8,7 @@ import { Unauthorized } from '../../errors.ts'
 import type { CookieSession } from '../../plugins/auth.ts'
 import type { Config } from '../../config.ts'
 import { boundedMap, prefixedKeys } from '../../services/bounded-map.ts'
+import { clientOf } from '../../plugins/rate-limit.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -37,7 +38,7 @@ const refreshRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
       rateLimit: {
         max: config.rateLimits.refresh,
         timeWindow: 60_000,
-        keyGenerator: (r) => refreshKey(r.cookieSession?.session.publicId ?? r.ip)
+        keyGenerator: (r) => refreshKey(r.cookieSession?.session.publicId ?? clientOf(r))
       }
     },
     onRequest: [
