@@ -10,6 +10,7 @@ import { until } from '../peers/wait.ts'
 import { call, signedInOn, startServer, type ServerProcess } from '../peers/server-process.ts'
 import { parseEvents, rawStream, type RawStream } from '../sse/client.ts'
 import { databaseUrl } from '../sse/databases.ts'
+import { seedReportData } from '../reports/seed.ts'
 import { claims, withoutTriggers } from '../auth/support.ts'
 
 const skip = onPostgres ? false : 'needs PostgreSQL (set TEST_DATABASE_URL): two server processes on one database; PGlite lives inside one process'
@@ -24,6 +25,7 @@ t.test('two instances: sign-out, a lost NOTIFY and a cut LISTEN connection all r
   const a = await startServer(t, { ...env, PGAPPNAME: 'pir-a' })
   // B's connections are named, so that the test can cut B's LISTEN connection alone
   const b = await startServer(t, { ...env, PGAPPNAME: 'pir-b' })
+  await seedReportData(database.db)
 
   /** a user signed in on A, with a stream on B of a report of theirs */
   async function streamOnB (prefix: string) {
