@@ -94,7 +94,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   })
   await app.register(eventsPlugin)
   // before the queue, so that on close the streams end first, not after the workers stop
-  await app.register(ssePlugin, { heartbeatS: config.sseHeartbeatS })
+  await app.register(ssePlugin, { heartbeatS: config.sseHeartbeatS, maxStreamsPerUser: config.sseMaxStreamsPerUser })
   await app.register(queuePlugin, { ...config.queue, workers: config.workers, now: deps.now, observeJob: metrics?.observeJob })
   await app.register(metricsPlugin, { metrics })
   await app.register(servicesPlugin, { config, now: deps.now, mail: deps.mail })
@@ -102,6 +102,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     sessions: createSessionService({ database: app.database, ttlSeconds: config.session.ttl, jwtTtlSeconds: config.jwt.ttl, now: deps.now }),
     jwt: config.jwt,
     session: config.session,
+    reconcileS: config.sessionReconcileS,
     allowHttp: config.allowHttp,
     allowedOrigins: [new URL(config.publicUrl).origin, ...config.corsOrigins]
   })

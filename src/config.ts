@@ -21,6 +21,8 @@ export interface Config {
   allowHttp: boolean
   jwt: { secret: string, previousSecrets: string[], ttl: number }
   session: { secret: string, previousSecrets: string[], ttl: number }
+  /** seconds between reads of the sessions ended since the last one (SESSION_RECONCILE_S) */
+  sessionReconcileS: number
   captcha: { enabled: boolean, verifyUrl: string, secret: string }
   /** logLinks: the outbox log line carries the mailed link (development only: it holds a secret) */
   mail: { smtpUrl: string, from: string, outboxDir: string, logLinks: boolean }
@@ -35,6 +37,8 @@ export interface Config {
   logLevel: Env['LOG_LEVEL']
   corsOrigins: string[]
   sseHeartbeatS: number
+  /** open streams one user may hold on this instance (SSE_MAX_STREAMS_PER_USER) */
+  sseMaxStreamsPerUser: number
   metricsPort: number | null
   /** the metrics listener's address (loopback unless told otherwise) */
   metricsHost: string
@@ -180,6 +184,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     allowHttp: e.ALLOW_HTTP,
     jwt: { secret: jwtSecret, previousSecrets: list(e.JWT_PREVIOUS_SECRETS), ttl: e.JWT_TTL },
     session: { secret: sessionSecret, previousSecrets: list(e.SESSION_PREVIOUS_SECRETS), ttl: e.SESSION_TTL },
+    sessionReconcileS: e.SESSION_RECONCILE_S,
     captcha: { enabled: captchaOn, verifyUrl: e.CAPTCHA_VERIFY_URL, secret: e.CAPTCHA_SECRET },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxDir: join(dataDir, 'outbox'), logLinks: e.NODE_ENV === 'development' },
     google: { clientIds: list(e.GOOGLE_CLIENT_IDS), certsUrl: e.GOOGLE_CERTS_URL },
@@ -193,6 +198,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     logLevel: e.LOG_LEVEL,
     corsOrigins: list(e.CORS_ORIGINS),
     sseHeartbeatS: e.SSE_HEARTBEAT_S,
+    sseMaxStreamsPerUser: e.SSE_MAX_STREAMS_PER_USER,
     metricsPort,
     metricsHost: e.METRICS_HOST,
     argon2: { memoryCost: e.ARGON2_MEMORY_KIB, timeCost: e.ARGON2_TIME_COST, parallelism: e.ARGON2_PARALLELISM },

@@ -167,7 +167,8 @@ export const sse: Scenario = {
     const dataFile = join(ctx.run.dir, 'sse-profile.ndjson')
     writeFileSync(dataFile, PROFILE_DATA.map((r) => JSON.stringify(r)).join('\n') + '\n')
     await importOrFail(db.url, dataFile, join(ctx.run.dir, 'data'))
-    const app = await startService(ctx.run, { name: 'service', databaseUrl: db.url, nofile })
+    // every stream is the one bench user's: the per-user limit (SSE_MAX_STREAMS_PER_USER) is lifted
+    const app = await startService(ctx.run, { name: 'service', databaseUrl: db.url, nofile, env: { SSE_MAX_STREAMS_PER_USER: String(streams) } })
     ctx.defer(app.stop)
     const raw = await startChild({ name: 'raw-sse', script: 'bench/servers/raw-sse.ts', logDir: ctx.run.logDir, readyPath: '/health', env: {}, nofile })
     ctx.defer(raw.stop)

@@ -17,9 +17,11 @@ export const COOKIE_PATH = '/api/v1'
 /** the session cookie's attributes (DESIGN 8.4) but Secure and its expiry, wherever it is set */
 const COOKIE_ATTRIBUTES = { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax' } as const
 
-export interface AuthUser { id: string, sid: string }
+/** expMs: when the Bearer token it came with expires (none for the session cookie) */
+export interface AuthUser { id: string, sid: string, expMs?: number }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
+const REQUIRED_CLAIMS = ['exp', 'sid', 'sub']
 
 declare module '@fastify/jwt' {
   interface FastifyJWT {
@@ -63,6 +65,8 @@ export interface AuthOptions {
   sessions: SessionService
   jwt: { secret: string, previousSecrets: string[], ttl: number }
   session: { secret: string, previousSecrets: string[], ttl: number }
+  /** SESSION_RECONCILE_S: how often the ended set is read again from session_revocations */
+  reconcileS: number
   /** ALLOW_HTTP: still issue the cookie (with its Secure flag) over plain HTTP */
   allowHttp: boolean
   allowedOrigins: string[]
@@ -148,10 +152,11 @@ async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
   await app.register(jwt, {
     secret: opts.jwt.secret,
     sign: { algorithm: 'HS256', expiresIn: opts.jwt.ttl },
-    verify: { algorithms: ['HS256'], cache: true }
+    // a token without an expiry would never expire; one without sid or sub names no session or user
+    verify: { algorithms: ['HS256'], cache: true, requiredClaims: REQUIRED_CLAIMS }
   })
   // Tokens signed with a rotated-out secret still verify until they expire (JWT_PREVIOUS_SECRETS).
-  const previous = opts.jwt.previousSecrets.map((key) => createVerifier({ key, algorithms: ['HS256'], cache: true }))
+  const previous = opts.jwt.previousSecrets.map((key) => createVerifier({ key, algorithms: ['HS256'], cache: true, requiredClaims: REQUIRED_CLAIMS }))
 
   // Tokens verified already, until they expire: a Bearer request then costs a Map lookup rather than
   // a SHA-256 of the token (fast-jwt's cache key) and its checks. Bounded, oldest first out. Keyed by
@@ -171,9 +176,9 @@ async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
         try { claims = v(token); break } catch {}
       }
     }
-    if (!claims || typeof claims.sub !== 'string' || typeof claims.sid !== 'string') return null
-    const entry = { token, id: claims.sub, sid: claims.sid, expMs: typeof claims.exp === 'number' ? claims.exp * 1000 : 0 }
-    if (entry.expMs > 0) verified.set(signatureOf(token), entry)
+    if (!claims || typeof claims.sub !== 'string' || typeof claims.sid !== 'string' || typeof claims.exp !== 'number') return null
+    const entry = { token, id: claims.sub, sid: claims.sid, expMs: claims.exp * 1000 }
+    verified.set(signatureOf(token), entry)
     return entry
   }
 
@@ -181,7 +186,7 @@ async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
     const claims = claimsOf(token)
     // the ended set is asked every time: a session can end while its tokens are still unexpired
     if (!claims || sessions.isEnded(claims.sid)) return null
-    return { id: claims.id, sid: claims.sid }
+    return { id: claims.id, sid: claims.sid, expMs: claims.expMs }
   }
 
   // the token of `Authorization: Bearer <token>`; the scheme in any case, spaces around the token
@@ -229,14 +234,34 @@ async function authPlugin (app: FastifyInstance, opts: AuthOptions) {
     if (typeof origin === 'string' && !allowed.has(origin)) throw new CrossSiteRequest()
   })
 
-  // Every instance learns of ended sessions through NOTIFY; on (re)connect it reloads what it may have missed.
+  // Every instance learns of ended sessions through NOTIFY; on (re)connect it reloads what it may have
+  // missed, and every SESSION_RECONCILE_S it reads what was recorded since its last look, in case a
+  // NOTIFY was lost without the connection dropping (src/services/sessions.ts).
   await sessions.loadEnded()
   await app.events.on(SESSION_ENDED_CHANNEL, (publicId) => sessions.onEndedNotice(publicId), () => {
     sessions.loadEnded().catch((err) => app.log.warn({ err }, 'reloading ended sessions failed'))
   })
-  const pruner = setInterval(() => sessions.prune(), 60_000)
+  let failing = false
+  const reconciler = setInterval(() => {
+    sessions.reconcile().then(() => {
+      if (failing) app.log.info('reading ended sessions works again')
+      failing = false
+    }, (err) => {
+      // once per outage: the next successful look reads everything since the last one
+      if (!failing) app.log.warn({ err }, 'reading ended sessions failed; retrying every SESSION_RECONCILE_S')
+      failing = true
+    })
+  }, opts.reconcileS * 1000)
+  reconciler.unref()
+  const pruner = setInterval(() => {
+    sessions.prune()
+    sessions.pruneRevocations().catch(() => {})
+  }, 60_000)
   pruner.unref()
-  app.addHook('onClose', async () => { clearInterval(pruner) })
+  app.addHook('onClose', async () => {
+    clearInterval(reconciler)
+    clearInterval(pruner)
+  })
 }
 
 export default fp(authPlugin, { name: 'auth', dependencies: ['db', 'events'] })

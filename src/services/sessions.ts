@@ -1,6 +1,10 @@
 // Server-side sessions: the @fastify/session store on the sessions table, and the in-memory set of
 // ended sessions that every Bearer request is checked against without a database round trip
-// (DESIGN 8.3). Ending a session NOTIFYs every instance, which adds it to its set within milliseconds.
+// (DESIGN 8.3). However a session ends (here, in another instance, in psql, by its user's deletion),
+// the sessions table's trigger records it in session_revocations and NOTIFYs every instance in the
+// same transaction (drizzle/0005), which adds it to its set within milliseconds; every
+// SESSION_RECONCILE_S each instance also reads what was recorded since its last look, so a NOTIFY
+// that never arrives (a LISTEN connection that dropped it) costs at most that long.
 //
 // The store keeps the rows it reads and writes in memory (src/services/view-cache.ts), so that a
 // refresh costs no database round trip: a kept row is used only while it is unexpired and its session
@@ -13,13 +17,19 @@
 // (roll), not through @fastify/session, whose per-request session object cost more than the rest of
 // a refresh together (README, Benchmarks): the same rows, the same view, the same writes; only the
 // object is not made.
-import { and, eq, gt, isNull, lte, or, sql } from 'drizzle-orm'
+import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { sessions } from '../db/schema.ts'
 import { createViewCache } from './view-cache.ts'
 
 export const SESSION_ENDED_CHANNEL = 'session_ended'
 const ROLL_SLACK_MS = 60_000
+/**
+ * How far back each reconcile reads before its previous one: a revocation is stamped when its
+ * statement runs but seen only once its transaction commits, and an expiry is stamped by an
+ * instance's clock. Both may trail by this much and still be found.
+ */
+const RECONCILE_OVERLAP_MS = 60_000
 
 export interface SessionData {
   userId?: string
@@ -53,13 +63,35 @@ export function createSessionService (deps: { database: Database, ttlSeconds: nu
   // publicId -> when it can be forgotten (no JWT of it can still be unexpired by then)
   const ended = new Map<string, number>()
 
+  // told of each session once, when this instance learns it ended (its open streams close)
+  const endedListeners = new Set<(publicId: string) => void>()
+  // where the last reconcile stopped: the database's clock for revocations, ours for expiries
+  let checked: { revokedAt: Date, expiresAt: number } | undefined
+
   function markEnded (publicId: string) {
+    const known = ended.has(publicId)
     ended.set(publicId, now() + deps.jwtTtlSeconds * 1000)
+    if (!known) for (const fn of endedListeners) fn(publicId)
   }
 
-  async function announce (publicIds: string[]) {
+  // The trigger announces the end to every instance once the transaction commits; this instance
+  // does not wait for its own NOTIFY.
+  function announce (publicIds: string[]) {
     for (const id of publicIds) markEnded(id)
-    for (const id of publicIds) await database.notify(SESSION_ENDED_CHANNEL, id)
+  }
+
+  /** every session recorded as ended after revokedSince, or expired in (expiredSince, now] */
+  async function readEnded (revokedSince: Date, expiredSince: number, endedSince?: Date): Promise<void> {
+    const until = now()
+    const [row] = await database.query<{ at: Date | string, ids: string[] | null }>(
+      `select clock_timestamp() as at, array(
+         select public_id::text from session_revocations where revoked_at > $1
+         union select public_id::text from sessions where expires_at > $2 and expires_at <= $3
+         union select public_id::text from sessions where $4::timestamptz is not null and ended_at > $4
+       ) as ids`,
+      [revokedSince.toISOString(), new Date(expiredSince).toISOString(), new Date(until).toISOString(), endedSince?.toISOString() ?? null])
+    for (const id of row.ids ?? []) markEnded(id)
+    checked = { revokedAt: new Date(row.at), expiresAt: until }
   }
 
   async function loadRow (sid: string): Promise<Row | null> {
@@ -126,8 +158,7 @@ export function createSessionService (deps: { database: Database, ttlSeconds: nu
       db.update(sessions).set({ endedAt: new Date(now()) })
         .where(and(eq(sessions.id, sid), isNull(sessions.endedAt)))
         .returning({ publicId: sessions.publicId })
-        .then((rows) => announce(rows.map((r) => r.publicId)))
-        .then(() => cb(), cb)
+        .then((rows) => { announce(rows.map((r) => r.publicId)); cb() }, cb)
     }
   }
 
@@ -176,19 +207,21 @@ export function createSessionService (deps: { database: Database, ttlSeconds: nu
     },
     /** a NOTIFY from another instance (or this one) */
     onEndedNotice: (publicId: string) => { markEnded(publicId) },
+    /** fn(publicId) once for each session this instance learns has ended, however it learns it */
+    onEnded: (fn: (publicId: string) => void) => { endedListeners.add(fn) },
 
     async endByPublicId (publicId: string): Promise<void> {
       const rows = await db.update(sessions).set({ endedAt: new Date(now()) })
         .where(and(eq(sessions.publicId, publicId), isNull(sessions.endedAt)))
         .returning({ publicId: sessions.publicId })
-      await announce(rows.length ? rows.map((r) => r.publicId) : [publicId])
+      announce(rows.length ? rows.map((r) => r.publicId) : [publicId])
     },
 
     async endAllOfUser (userId: string): Promise<void> {
       const rows = await db.update(sessions).set({ endedAt: new Date(now()) })
         .where(and(eq(sessions.userId, userId), isNull(sessions.endedAt)))
         .returning({ publicId: sessions.publicId })
-      await announce(rows.map((r) => r.publicId))
+      announce(rows.map((r) => r.publicId))
     },
 
     /** a live session of this public id: its user and expiry */
@@ -198,12 +231,26 @@ export function createSessionService (deps: { database: Database, ttlSeconds: nu
       return row
     },
 
-    /** (re)load every session ended or expired recently enough for one of its JWTs to be unexpired */
+    /**
+     * (re)load every session ended or expired recently enough for one of its JWTs to be unexpired:
+     * the revocations recorded within JWT_TTL (by the database's clock), and the sessions that ended
+     * or expired within it (rows ended before the trigger recorded revocations are found there).
+     */
     async loadEnded (): Promise<void> {
-      const since = new Date(now() - deps.jwtTtlSeconds * 1000)
-      const rows = await db.select({ publicId: sessions.publicId }).from(sessions)
-        .where(or(gt(sessions.endedAt, since), and(gt(sessions.expiresAt, since), lte(sessions.expiresAt, new Date(now())))))
-      for (const r of rows) markEnded(r.publicId)
+      const [{ at }] = await database.query<{ at: Date | string }>('select clock_timestamp() as at')
+      const ttlMs = deps.jwtTtlSeconds * 1000
+      await readEnded(new Date(new Date(at).getTime() - ttlMs), now() - ttlMs, new Date(now() - ttlMs))
+    },
+
+    /** read what ended since the last look (loadEnded's, or this one's), with an overlap (RECONCILE_OVERLAP_MS) */
+    async reconcile (): Promise<void> {
+      if (!checked) return await this.loadEnded()
+      await readEnded(new Date(checked.revokedAt.getTime() - RECONCILE_OVERLAP_MS), checked.expiresAt - RECONCILE_OVERLAP_MS)
+    },
+
+    /** forget revocations no JWT can outlive any more; any instance may run it, any number of times */
+    async pruneRevocations (): Promise<void> {
+      await database.query('delete from session_revocations where revoked_at < clock_timestamp() - make_interval(secs => $1)', [deps.jwtTtlSeconds])
     },
 
     prune (): void {

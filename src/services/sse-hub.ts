@@ -3,77 +3,20 @@
 // query per report that has local subscribers, never one per subscriber. A new stream subscribes
 // before it reads its backlog and buffers live events meanwhile, so nothing falls between the two;
 // events at or below what a stream already has are dropped, so nothing arrives twice.
-import { and, asc, desc, eq, gt, gte, lte, max } from 'drizzle-orm'
+//
+// A stream also belongs to a session and a user: it ends with `event: end` (a reason, no id, so
+// Last-Event-ID still names the last real event) when its session ends, its report is deleted or its
+// Bearer token expires, and one user holds at most maxStreamsPerUser streams here (docs/decisions.md).
 import { setTimeout as sleep } from 'node:timers/promises'
-import { isDatabaseDown, type Db } from '../db/client.ts'
-import { reportEvents } from '../db/schema.ts'
-import { eventsAfter, type ReportEvent, type StatusEventData } from './report-events.ts'
+import { isDatabaseDown } from '../db/client.ts'
+import type { ReportEvent } from './report-events.ts'
+import type { EventStore } from './sse-event-store.ts'
+import { streamOwners, type StreamOwner } from './sse-owners.ts'
+import { endEvent, formatEvent, PING, type EndReason, type Prepared, type PrepareOptions, type SseOutput } from './sse-wire.ts'
 
-/**
- * where a stream's bytes go (src/routes/sse/stream.ts). An event goes out as one string, formatted
- * once and written to every stream of its report, so an output can cache what it makes of it.
- */
-export interface SseOutput {
-  write: (chunk: string) => void
-  end: () => void
-  /** bytes written but not yet flushed to the client */
-  buffered: () => number
-}
-
-/** the reads the hub needs; a test can slow them down to interleave live events with a backlog */
-export interface EventStore {
-  /** events with from < seq <= to, in order */
-  range: (reportId: string, from: number, to: number) => Promise<ReportEvent[]>
-  after: (reportId: string, afterSeq: number) => Promise<ReportEvent[]>
-  /** the latest status event and any after it (a done), in order; empty when there is none */
-  current: (reportId: string) => Promise<ReportEvent[]>
-  last: (reportId: string) => Promise<{ seq: number, kind: string } | null>
-}
-
-export function eventStore (db: Db): EventStore {
-  const cols = { seq: reportEvents.seq, kind: reportEvents.kind, data: reportEvents.data }
-  return {
-    async range (reportId, from, to) {
-      const rows = await db.select(cols).from(reportEvents)
-        .where(and(eq(reportEvents.reportId, reportId), gt(reportEvents.seq, from), lte(reportEvents.seq, to)))
-        .orderBy(asc(reportEvents.seq))
-      return rows as ReportEvent[]
-    },
-    after: (reportId, afterSeq) => eventsAfter(db, reportId, afterSeq),
-    async current (reportId) {
-      const latestStatus = db.select({ seq: max(reportEvents.seq) }).from(reportEvents)
-        .where(and(eq(reportEvents.reportId, reportId), eq(reportEvents.kind, 'status')))
-      const rows = await db.select(cols).from(reportEvents)
-        .where(and(eq(reportEvents.reportId, reportId), gte(reportEvents.seq, latestStatus)))
-        .orderBy(asc(reportEvents.seq))
-      return rows as ReportEvent[]
-    },
-    async last (reportId) {
-      const [row] = await db.select({ seq: reportEvents.seq, kind: reportEvents.kind }).from(reportEvents)
-        .where(eq(reportEvents.reportId, reportId)).orderBy(desc(reportEvents.seq)).limit(1)
-      return row ?? null
-    }
-  }
-}
-
-/** the wire form of one event; without a seq (a synthetic state) it carries no id */
-export function formatEvent (kind: string, data: unknown, seq?: number): string {
-  return `${seq === undefined ? '' : `id: ${seq}\n`}event: ${kind}\ndata: ${JSON.stringify(data)}\n\n`
-}
-
-export const PING = ': ping\n\n'
-
-/** a prepared stream: subscribed and buffering; start() writes its first events and goes live */
-export type Prepared =
-  | { noContent: true }
-  | { noContent: false, start: (out: SseOutput, preamble?: string) => void, cancel: () => void }
-
-export interface PrepareOptions {
-  /** the client's Last-Event-ID: replay every event after it; absent = send the current state */
-  lastEventId?: number
-  /** the state to show when the report has no event yet (a draft) */
-  initial: StatusEventData
-}
+export { eventStore, type EventStore } from './sse-event-store.ts'
+export type { StreamOwner } from './sse-owners.ts'
+export * from './sse-wire.ts'
 
 // What an open stream costs the hub: this object and its place in a Set. Everything else the request
 // needed (the first events, the options) is let go once the stream starts: 10,000 streams on one
@@ -85,6 +28,9 @@ interface Subscriber {
   out: SseOutput | null
   buffer: ReportEvent[]
   ended: boolean
+  owner: StreamOwner | undefined
+  /** set when the service ended the stream before it started: start() then sends only this */
+  endedFor: EndReason | undefined
 }
 
 /** the buffer of a stream that is live or over: never written to, shared */
@@ -109,24 +55,31 @@ export interface SseHubOptions {
   log?: Log
   /** a client this far behind is cut off; it reconnects with Last-Event-ID and catches up */
   maxBufferedBytes?: number
+  /** open streams one user may hold here; prepare() refuses the next (default: no limit) */
+  maxStreamsPerUser?: number
+  /** whether a session has ended: a stream whose session ended while it was prepared ends at start */
+  sessionEnded?: (sid: string) => boolean
 }
 
 export function createSseHub (opts: SseHubOptions) {
   const { store } = opts
   const maxBuffered = opts.maxBufferedBytes ?? 1024 * 1024
+  const maxPerUser = opts.maxStreamsPerUser ?? Infinity
   const groups = new Map<string, Group>()
+  const owners = streamOwners<Subscriber>()
   let closed = false
   let count = 0
 
-  function join (reportId: string, lastSeq: number): Subscriber {
+  function join (reportId: string, lastSeq: number, owner: StreamOwner | undefined): Subscriber {
     let g = groups.get(reportId)
     if (!g) {
       g = { subs: new Set(), lastSeq: undefined, chain: Promise.resolve() }
       groups.set(reportId, g)
     }
-    const sub: Subscriber = { reportId, lastSeq, out: null, buffer: [], ended: false }
+    const sub: Subscriber = { reportId, lastSeq, out: null, buffer: [], ended: false, owner, endedFor: undefined }
     g.subs.add(sub)
     count++
+    owners.add(sub)
     return sub
   }
 
@@ -139,6 +92,7 @@ export function createSseHub (opts: SseHubOptions) {
       count--
       if (g.subs.size === 0) groups.delete(sub.reportId)
     }
+    owners.remove(sub)
     if (end && sub.out) {
       try { sub.out.end() } catch {}
     }
@@ -153,6 +107,14 @@ export function createSseHub (opts: SseHubOptions) {
       return
     }
     if (sub.out.buffered() > maxBuffered) leave(sub, true)
+  }
+
+  /** the service ends a stream: its last words are `event: end` and why (sent at start if not started yet) */
+  function endWith (sub: Subscriber, reason: EndReason) {
+    if (sub.ended) return
+    if (sub.out) write(sub, endEvent(reason))
+    else sub.endedFor = reason
+    leave(sub, true)
   }
 
   /** `chunk` is the event's wire form, when the caller has it already */
@@ -223,7 +185,13 @@ export function createSseHub (opts: SseHubOptions) {
       const { sub, initial, first } = this
       this.initial = ''
       this.first = NO_EVENTS
-      if (sub.ended) { out.end(); return }
+      if (!sub.ended && sub.owner && opts.sessionEnded?.(sub.owner.sid)) endWith(sub, 'session-ended')
+      if (sub.ended) {
+        // ended before it started: by the service (its end event alone), or by its client or a shutdown
+        if (sub.endedFor) out.write(preamble + endEvent(sub.endedFor))
+        out.end()
+        return
+      }
       sub.out = out
       if (closed) { leave(sub, true); return }
       const buffered = sub.buffer
@@ -266,7 +234,7 @@ export function createSseHub (opts: SseHubOptions) {
      * the client has its last event. The caller writes the headers and calls start(), or cancel().
      */
     async prepare (reportId: string, o: PrepareOptions): Promise<Prepared> {
-      const sub = join(reportId, o.lastEventId ?? 0)
+      const sub = join(reportId, o.lastEventId ?? 0, o.owner)
       let first: ReportEvent[] = []
       let current = o.lastEventId === undefined
       try {
@@ -291,6 +259,26 @@ export function createSseHub (opts: SseHubOptions) {
         throw err
       }
       return new PreparedStream(sub, current && first.length === 0 ? formatEvent('status', o.initial) : '', first)
+    },
+
+    /** this user holds maxStreamsPerUser here: asked with no await before prepare(), which counts the stream at once */
+    full: (userId: string): boolean => owners.countOf(userId) >= maxPerUser,
+
+    /** a session ended: its streams end with `event: end` */
+    endSession (sid: string): void {
+      for (const sub of owners.ofSession(sid)) endWith(sub, 'session-ended')
+    },
+    /** a report was deleted: its streams end with `event: end` */
+    endReport (reportId: string): void {
+      const g = groups.get(reportId)
+      if (g) for (const sub of [...g.subs]) endWith(sub, 'report-deleted')
+    },
+
+    /** the reports with open streams here */
+    reportIds: (): string[] => [...groups.keys()],
+    /** end the Bearer streams whose token has expired by nowMs (a timer calls this every second) */
+    expire (nowMs: number): void {
+      for (const sub of owners.expiredBy(nowMs)) endWith(sub, 'token-expired')
     },
 
     /** a comment on every open stream, so that proxies keep idle ones open */

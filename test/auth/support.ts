@@ -1,5 +1,6 @@
 // Small helpers shared by the auth tests (not a test file itself).
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import type { Database } from '../../src/db/client.ts'
 import { GOOD_PASSWORD, sessionCookie, uniqueEmail } from '../helper.ts'
 
 /** the lowest argon2 cost the config accepts: the same code path, a fraction of the time */
@@ -49,4 +50,23 @@ export function setCookieLine (res: LightMyRequestResponse): string | undefined 
   const set = res.headers['set-cookie']
   const lines = Array.isArray(set) ? set : set ? [set] : []
   return lines.find((l) => l.startsWith('sid='))
+}
+
+/**
+ * Run statements in one transaction with the database's triggers off (session_replication_role =
+ * replica, for that transaction only): a session ended this way is neither recorded nor announced,
+ * as if its NOTIFY had been lost. PostgreSQL through postgres.js refuses a bare BEGIN, hence begin().
+ */
+export async function withoutTriggers (database: Database, statements: string[]): Promise<void> {
+  if (database.sql) {
+    await database.sql.begin(async (tx) => {
+      await tx.unsafe('set local session_replication_role = replica')
+      for (const s of statements) await tx.unsafe(s)
+    })
+    return
+  }
+  await database.pglite!.transaction(async (tx) => {
+    await tx.exec('set local session_replication_role = replica')
+    for (const s of statements) await tx.exec(s)
+  })
 }

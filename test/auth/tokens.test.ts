@@ -57,6 +57,18 @@ t.test('forged, expired, rotated and garbage tokens', async (t) => {
   t.equal(none.statusCode, 401)
   t.same(none.json(), ACCESS_DENIED, 'no Authorization header')
 
+  // Signed with the right key but missing a claim the service needs: no expiry (it would never
+  // expire), no session, no user. Refused under the current secret and under a previous one.
+  for (const [name, key] of [['JWT_SECRET', NEW_SECRET], ['JWT_PREVIOUS_SECRETS', OLD_SECRET]]) {
+    const noExpiry = createSigner({ key, algorithm: 'HS256' })
+    const expiring = createSigner({ key, algorithm: 'HS256', expiresIn: 3600_000 })
+    t.equal((await info(app, expiring({ sub, sid }))).statusCode, 200, `${name}: the same claims with exp are accepted`)
+    await refused(`${name}: without exp`, noExpiry({ sub, sid }))
+    await refused(`${name}: without exp, with iat`, noExpiry({ sub, sid, iat: now }))
+    await refused(`${name}: without sid`, expiring({ sub }))
+    await refused(`${name}: without sub`, expiring({ sid }))
+  }
+
   // Rotation never resurrects an ended session.
   await post(app, '/auth/signout', undefined, { authorization: `Bearer ${token}` })
   await refused('a previous-secret token of a signed-out session', old({ sub, sid }))

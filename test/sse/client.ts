@@ -55,7 +55,8 @@ export function openEventSource (url: string, headers: Record<string, string>, o
       return await fetch(target, { ...init, headers: sent })
     }
   })
-  for (const type of ['status', 'done']) {
+  // `end`: the service ended the stream (its session ended, its report was deleted, its token expired)
+  for (const type of ['status', 'done', 'end']) {
     es.addEventListener(type, (e: MessageEvent) => {
       received.push({ type, id: e.lastEventId, data: JSON.parse(e.data) })
       if (type === 'done' && opts.closeOnDone) es.close()

@@ -19,7 +19,8 @@ let eventReads = 0
 const observed = observedDatabase(database, (sql) => {
   if (/^\s*select\b[\s\S]*\bfrom\s+"?report_events"?/i.test(sql)) eventReads++
 })
-const app = await build(t, { WORKERS: '1', SIGNUP_FREE_REPORTS: '10' }, { database: observed })
+// one user holds every stream here: the per-user limit (SSE_MAX_STREAMS_PER_USER) is lifted
+const app = await build(t, { WORKERS: '1', SIGNUP_FREE_REPORTS: '10', SSE_MAX_STREAMS_PER_USER: '100000' }, { database: observed })
 const base = await listen(app)
 const user = await signedInUser(app)
 

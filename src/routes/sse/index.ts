@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { errorResponses, PARAM_ERRORS } from '../../../schemas/common.ts'
-import { Unauthorized } from '../../errors.ts'
+import { TooManyRequests, Unauthorized } from '../../errors.ts'
 import { UNMATCHED_ROUTE } from '../../plugins/metrics.ts'
 import { openStream, type StreamHeaders } from './stream.ts'
 
@@ -18,6 +18,8 @@ const QuerySchema = Type.Object({
 
 /** what the client's EventSource waits before reconnecting, in ms */
 export const RETRY_MS = 3000
+/** what a user at the stream limit is told to wait: a stream frees up when another one closes */
+const FULL_RETRY_AFTER_S = 30
 
 const SEQ = /^\d{1,15}$/
 
@@ -46,12 +48,16 @@ const sseRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['reports'],
       summary: 'The report\'s status and done events as a text/event-stream (Bearer, else the session cookie)',
       description: 'On connect the current state (or, with Last-Event-ID, every event after it), then each change; ' +
-        '`event: done` ends the stream. 204 when the report is over and the client has its last event.',
+        '`event: done` ends the stream. The service may end it earlier with `event: end` and `data: {"reason": ...}`: ' +
+        '"session-ended" (signed out, or the session was ended elsewhere), "report-deleted", or "token-expired" ' +
+        '(the Bearer token expired: reconnect with a fresh one). The end event has no id. ' +
+        '204 when the report is over and the client has its last event; 429 when the user holds ' +
+        'SSE_MAX_STREAMS_PER_USER open streams on this instance already.',
       security: [{ bearer: [] }, { cookie: [] }],
       params: ParamsSchema,
       querystring: QuerySchema,
       response: {
-        200: Type.String({ description: 'text/event-stream: `id: <seq>`, `event: status|done`, `data: {...}`' }),
+        200: Type.String({ description: 'text/event-stream: `id: <seq>`, `event: status|done`, `data: {...}`; or a last `event: end` without id' }),
         204: Type.Null({ description: 'the report is over and the client has its last event' }),
         ...errorResponses(...PARAM_ERRORS, 400, 401, 403, 404, 429, 500, 503)
       }
@@ -64,9 +70,16 @@ const sseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
   }, async (request, reply) => {
     const report = await reports.owned(request.user.id, request.params.reportId)
+    const { id: userId, sid, expMs } = request.user
+    // no await between this check and prepare(), which counts the stream before its first one
+    if (hub.full(userId)) {
+      reply.header('retry-after', String(FULL_RETRY_AFTER_S))
+      throw new TooManyRequests()
+    }
     const prepared = await hub.prepare(report.id, {
       lastEventId: lastEventId(request, request.query.lastEventId),
-      initial: { reportId: report.id, status: report.status, progress: report.progress, stage: null }
+      initial: { reportId: report.id, status: report.status, progress: report.progress, stage: null },
+      owner: { userId, sid, expMs }
     })
     if (prepared.noContent) return reply.code(204).send(null)
 
