@@ -99,7 +99,9 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(metricsPlugin, { metrics })
   await app.register(servicesPlugin, { config, now: deps.now, mail: deps.mail })
   await app.register(authPlugin, {
-    sessions: createSessionService({ database: app.database, ttlSeconds: config.session.ttl, jwtTtlSeconds: config.jwt.ttl, now: deps.now }),
+    sessions: createSessionService({
+      database: app.database, idleSeconds: config.session.idleTtl, absoluteSeconds: config.session.absoluteTtl, jwtTtlSeconds: config.jwt.ttl, now: deps.now
+    }),
     jwt: config.jwt,
     session: config.session,
     allowHttp: config.allowHttp,

@@ -38,7 +38,7 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
       }
       return { status: 'error' as const, fieldError: outcome.fieldError }
     }
-    const user = await startSession(request, outcome.userId, { remember })
+    const user = await startSession(request, outcome.userId, { remember, method: 'password' })
     return token === true ? { status: 'success' as const, token: app.issueToken(user) } : { status: 'success' as const }
   })
 
