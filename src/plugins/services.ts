@@ -43,7 +43,7 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const reports = createReportService({ database, queue: app.queue.reports, now, accountChanged })
   // The session service is decorated by the auth plugin, registered after this one: resolved at call time.
   const endSessionsOfUser = (userId: string) => app.sessions.endAllOfUser(userId)
-  const announceEnded = (publicIds: string[]) => app.sessions.announceEnded(publicIds)
+  const announceEnded = async (publicIds: string[]) => { app.sessions.announceEnded(publicIds) }
   const sessionControl = createSessionControl({ database, announceEnded, now })
   const recovery = createRecoveryService({ database, passwords, mail, audit, endSessionsOfUser, accountChanged, now, publicUrl: config.publicUrl })
   const google = createGoogleService(config.google)
