@@ -160,3 +160,32 @@ t.test('a client that stops reading is cut off rather than buffered without end'
   t.notOk(fast.ended(), 'the other client goes on')
   t.equal(hub.subscriberCount(), 1)
 })
+
+t.test('a session that ends while its stream is prepared: the stream starts with its end event alone', async (t) => {
+  const ended = new Set<string>()
+  const hub = createSseHub({ store: eventStore(database.db), sessionEnded: (sid) => ended.has(sid), maxStreamsPerUser: 2 })
+  t.teardown(() => hub.closeAll())
+  const reportId = await newReport()
+  const owner = (sid: string) => ({ userId: 'u1', sid })
+
+  // ended between prepare and start, with the hub told (endSession) or not (only the ended set knows)
+  for (const told of [true, false]) {
+    const s = sink()
+    const prepared = await hub.prepare(reportId, { initial: initial(reportId), owner: owner(`s-${told}`) })
+    if (prepared.noContent) throw new Error('unexpected 204')
+    ended.add(`s-${told}`)
+    if (told) hub.endSession(`s-${told}`)
+    prepared.start(s.out, 'retry: 3000\n\n')
+    t.equal(s.text(), 'retry: 3000\n\nevent: end\ndata: {"reason":"session-ended"}\n\n', `told: ${told}: the end event, no state`)
+    t.ok(s.ended(), `told: ${told}: ended`)
+  }
+  t.equal(hub.subscriberCount(), 0, 'nothing left subscribed')
+  t.notOk(hub.full('u1'), 'the ended streams no longer count against the user')
+
+  // a cancelled stream frees its place too
+  const a = await hub.prepare(reportId, { initial: initial(reportId), owner: owner('live') })
+  await hub.prepare(reportId, { initial: initial(reportId), owner: owner('live') })
+  t.ok(hub.full('u1'), 'two streams: full')
+  if (!a.noContent) a.cancel()
+  t.notOk(hub.full('u1'), 'one cancelled: room again')
+})
