@@ -40,7 +40,9 @@ export const sessions = pgTable('sessions', {
   ipPrefix: text('ip_prefix'),
   // 'password' | 'google' | 'recovery': how the session was signed in
   method: text('method')
-}, (t) => [index('sessions_user_idx').on(t.userId), index('sessions_ended_idx').on(t.endedAt)])
+}, (t) => [index('sessions_user_idx').on(t.userId), index('sessions_ended_idx').on(t.endedAt),
+  // the reconcile reads the sessions that expired since its last look
+  index('sessions_expires_idx').on(t.expiresAt)])
 
 // Every session that ended or was deleted while live, written by a trigger in the same transaction
 // (drizzle/0004): instances reconcile their in-memory ended set from it, so a lost NOTIFY costs at
