@@ -3,10 +3,12 @@
 // Math.random. Shape: 40 categories (4 synthetic), 400 interests clustered by category, 6 red-flag
 // buckets carried by a few rare interests, 5,000 accounts, 2,000 profiles of about 1,400 people over the
 // five sources, heavy-tailed follow counts, follows and unfollows over the 24 months ending in `month`
-// with tastes that drift, and friendships mostly within a source.
+// with tastes that drift, and friendships mostly within a source. The first person is the showcase,
+// Alex Rivera, on every source (src/services/demo-showcase.ts).
 import type { Source } from '../../schemas/common.ts'
 import { day, daysIn, int, parseMonth, pad, pareto, pick, stream, weighted } from './demo-random.ts'
 import { ACCOUNT_STYLES, FIRST_NAMES, LAST_NAMES, LINKS, RED_FLAGS, TAXONOMY } from './demo-taxonomy.ts'
+import { redPageInterest, SHOWCASE, SHOWCASE_RED_PAGES, showcaseCategories, showcaseFollows, showcaseFriends, type DemoFollow } from './demo-showcase.ts'
 
 export { mulberry32 } from './demo-random.ts'
 
@@ -59,26 +61,30 @@ export function * demoDataLines (seed: number, month: string): Generator<string>
   order.forEach((c, rank) => { categoryWeight[c] = 1 / (rank + 1) ** 0.8 })
   const interestWeights = byCategory.map((list) => list.map((i, rank) => (i.redFlag ? 0.2 : 1) / (rank + 1) ** 0.7))
 
-  // Accounts: pages about one category, with 1 to 3 interests (a few have none).
+  // Accounts: pages about one category, with 1 to 3 interests (a few have none). The first few of
+  // each source are the red-flag pages the showcase follows.
   const accounts: Account[] = []
+  const interestsOf: string[][] = []
   const accountsBy = new Map<string, number[]>()
   const arng = stream(seed, 'accounts')
   const taken = new Set<string>()
   for (const source of SOURCES) {
     for (let n = 0; n < ACCOUNT_SHARE[source]; n++) {
-      const category = weighted(arng, categoryWeight)
+      const red = n < SHOWCASE_RED_PAGES ? redPageInterest(interests, source, n) : null
+      const category = red ? red.category : weighted(arng, categoryWeight)
       const draw = (c: number) => byCategory[c][weighted(arng, interestWeights[c])]
-      const own = new Set<Interest>([draw(category)])
-      if (arng() < 0.35) own.add(draw(category))
-      if (arng() < 0.15) own.add(draw(weighted(arng, categoryWeight)))
+      const own = new Set<Interest>([red ?? draw(category)])
+      if (!red && arng() < 0.35) own.add(draw(category))
+      if (!red && arng() < 0.15) own.add(draw(weighted(arng, categoryWeight)))
       const list = [...own]
-      const none = arng() < 0.03
+      const none = !red && arng() < 0.03
       const [uStyle, nStyle] = pick(arng, ACCOUNT_STYLES)
       let username = uStyle.replace('{}', slug(list[0].name))
       while (taken.has(`${source}/${username}`)) username = `${uStyle.replace('{}', slug(list[0].name))}${int(arng, 900) + 100}`
       taken.add(`${source}/${username}`)
       const id = `a-${pad(accounts.length + 1, 4)}`
       accounts.push({ id, source, category })
+      interestsOf.push(none ? [] : list.map((i) => i.id))
       for (const key of [source, `${source}/${category}`]) {
         let list = accountsBy.get(key)
         if (!list) accountsBy.set(key, list = [])
@@ -98,6 +104,18 @@ export function * demoDataLines (seed: number, month: string): Generator<string>
   const profiles: Profile[] = []
   const left = { ...PROFILE_SHARE }
   const usernames = new Set<string>()
+  const favourites = (source: Source) => showcaseCategories(categories.map((c) => c.name), source)
+  people.push({ first: SHOWCASE.first, last: SHOWCASE.last, early: favourites('ig').slice(0, 5), late: favourites('ig').slice(5), weights: [], drift: start })
+  for (const source of SOURCES) {
+    const id = `p-${pad(profiles.length + 1, 4)}`
+    profiles.push({ id, source, username: SHOWCASE.username, person: 0 })
+    usernames.add(`${source}/${SHOWCASE.username}`)
+    left[source]--
+    yield JSON.stringify({
+      type: 'profile', id, source, username: SHOWCASE.username, fullname: SHOWCASE.fullname,
+      image: `https://img.example.com/p/${id}.jpg`, link: LINKS[source](SHOWCASE.username)
+    })
+  }
   while (profiles.length < DEMO_SIZES.profiles) {
     const k = 1 + weighted(prng, [55, 25, 12, 5, 3])
     const sources: Source[] = []
@@ -140,9 +158,32 @@ export function * demoDataLines (seed: number, month: string): Generator<string>
     }
   }
 
+  // The showcase's follows, and its friends with the pages they follow on top of their own.
+  const showcase = new Map<string, DemoFollow[]>()
+  const friendPages = new Map<string, number[]>()
+  for (const p of profiles.filter((x) => x.person === 0)) {
+    const redPages = accountsBy.get(p.source)!.slice(0, SHOWCASE_RED_PAGES)
+    const follows = showcaseFollows(p.source, {
+      seed, start, end, categories: favourites(p.source), redPages,
+      pool: (c) => accountsBy.get(`${p.source}/${c}`) ?? [], categoryOf: (a) => accounts[a].category, interestsOf: (a) => interestsOf[a]
+    })
+    showcase.set(p.id, follows)
+    const kept = follows.filter((f) => f.until === null && !redPages.includes(f.account)).map((f) => f.account)
+    const others = profiles.filter((x) => x.source === p.source && x.person !== 0).map((x) => x.id)
+    for (const [friend, pages] of showcaseFriends(p.source, seed, others, kept, redPages)) friendPages.set(`${p.id}/${friend}`, pages)
+  }
+  const extraPages = new Map<string, number[]>()
+  for (const [pair, pages] of friendPages) extraPages.set(pair.split('/')[1], pages)
+
   // Follows: heavy-tailed counts, mostly on the person's favourite categories of the time;
   // follows of a category the person drifted away from are often dropped.
   for (const p of profiles) {
+    if (showcase.has(p.id)) {
+      for (const f of showcase.get(p.id)!.sort((x, y) => x.since < y.since ? -1 : x.since > y.since ? 1 : x.account - y.account)) {
+        yield JSON.stringify({ type: 'follow', profileId: p.id, accountId: accounts[f.account].id, since: f.since, until: f.until })
+      }
+      continue
+    }
     const frng = stream(seed, `follows/${p.id}`)
     const person = people[p.person]
     const count = pareto(frng, 8, 1.3, 600)
@@ -172,6 +213,12 @@ export function * demoDataLines (seed: number, month: string): Generator<string>
       }
       follows.push({ account, since: day(since, 1 + int(frng, daysIn(since))), until })
     }
+    for (const account of extraPages.get(p.id) ?? []) {
+      if (chosen.has(account)) continue
+      chosen.add(account)
+      const since = start + int(frng, end - start)
+      follows.push({ account, since: day(since, 1 + int(frng, daysIn(since))), until: null })
+    }
     follows.sort((x, y) => x.since < y.since ? -1 : x.since > y.since ? 1 : x.account - y.account)
     for (const f of follows) {
       yield JSON.stringify({ type: 'follow', profileId: p.id, accountId: accounts[f.account].id, since: f.since, until: f.until })
@@ -183,6 +230,12 @@ export function * demoDataLines (seed: number, month: string): Generator<string>
   const bySource = new Map<Source, number[]>(SOURCES.map((s) => [s, []]))
   profiles.forEach((p, i) => bySource.get(p.source)!.push(i))
   const pairs = new Set<string>()
+  for (const pair of friendPages.keys()) {
+    const [x, y] = pair.split('/')
+    const [a, b] = x < y ? [x, y] : [y, x]
+    pairs.add(`${a}/${b}`)
+    yield JSON.stringify({ type: 'friend', a, b })
+  }
   for (let i = 0; i < profiles.length; i++) {
     const p = profiles[i]
     const degree = pareto(fr, 2, 1.8, 40)
