@@ -46,7 +46,7 @@ export interface Config {
   argon2: { memoryCost: number, timeCost: number, parallelism: number }
   rateLimits: {
     signinEmail: number, signinIp: number, signupIp: number, recoveryEmail: number, recoveryIp: number,
-    refresh: number, global: number, resend: number, authFailuresIp: number,
+    refresh: number, global: number, resend: number, authFailuresIp: number, promocodeUser: number,
     /** keys each limiter counts in process before new keys share one counter */
     localKeys: number
   }
@@ -211,6 +211,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
       recoveryEmail: e.RATE_LIMIT_RECOVERY_EMAIL,
       recoveryIp: e.RATE_LIMIT_RECOVERY_IP,
       refresh: e.RATE_LIMIT_REFRESH,
+      promocodeUser: e.RATE_LIMIT_PROMOCODE_USER,
       global: e.RATE_LIMIT_GLOBAL,
       resend: e.RATE_LIMIT_RESEND,
       authFailuresIp: e.RATE_LIMIT_AUTH_FAILURES_IP,
