@@ -21,9 +21,8 @@ function fail (message: string): never {
   process.exit(2)
 }
 
-let values
-try {
-  values = parseArgs({
+function options () {
+  return parseArgs({
     options: {
       users: { type: 'string' },
       url: { type: 'string', default: 'https://localhost:8443' },
@@ -35,6 +34,10 @@ try {
       insecure: { type: 'boolean', default: false }
     }
   }).values
+}
+let values: ReturnType<typeof options>
+try {
+  values = options()
 } catch (err) {
   fail(`${(err as Error).message}\n${USAGE}`)
 }

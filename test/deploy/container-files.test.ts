@@ -105,7 +105,7 @@ t.test('compose.yaml: PostgreSQL, Redis, a migration, two web instances behind n
     // no command: the image's CMD, which is start:prod (checked above)
     const runs = svc.command ?? command('start:prod')
     t.same(runs, command(expected[name]), `${name} runs ${expected[name]}`)
-    t.ok(s.scripts.has(expected[name]), `… which prod-smoke runs`)
+    t.ok(s.scripts.has(expected[name]), '… which prod-smoke runs')
     t.equal(svc.environment?.NODE_ENV, 'production')
     t.equal(svc.environment?.TLS, 'off', 'TLS ends at the load balancer')
     t.match(svc.environment?.DATABASE_URL, /^postgres:\/\/[^@]+@postgres:5432\//, 'on the postgres service')
