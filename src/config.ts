@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { isIP } from 'node:net'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { parseEnv as parseDotEnv } from 'node:util'
 import envSchema from 'env-schema'
 import { EnvSchema, type Env } from '../schemas/env.ts'
 
@@ -13,6 +14,8 @@ export interface Config {
   port: number
   publicUrl: string
   dataDir: string
+  /** the generated development secrets (DATA_DIR/secrets.json), or null when both are set */
+  secretsFile: string | null
   databaseUrl: string
   /** PostgreSQL: statements with parameters prepared once per connection (off behind a pooler that cannot keep them) */
   databasePrepare: boolean
@@ -113,7 +116,24 @@ function devSecrets (dataDir: string): { jwt: string, session: string } {
   }
 }
 
-export function loadConfig (source: Record<string, string | undefined> = process.env): Config {
+/**
+ * The environment, with the `.env` file of the working directory (when there is one) filling what the
+ * environment leaves unset: the environment wins, as with `node --env-file`. Node parses the file
+ * (util.parseEnv, the same rules as --env-file), so no dotenv library is needed.
+ */
+export function environment (env: Record<string, string | undefined> = process.env, file = join(process.cwd(), '.env')): Record<string, string | undefined> {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return env
+    throw new ConfigError(`invalid configuration: ${file} cannot be read (${code})`)
+  }
+  return { ...parseDotEnv(text), ...env }
+}
+
+export function loadConfig (source: Record<string, string | undefined> = environment()): Config {
   const e = parseEnv(source)
   const production = e.NODE_ENV === 'production'
   const dataDir = resolve(e.DATA_DIR)
@@ -179,6 +199,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     port: e.PORT,
     publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
     dataDir,
+    secretsFile: generated ? join(dataDir, 'secrets.json') : null,
     databaseUrl: e.DATABASE_URL,
     databasePrepare: e.DATABASE_PREPARE === 'on',
     tls: { enabled: e.TLS === 'on', certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE },

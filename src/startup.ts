@@ -19,7 +19,22 @@ export async function beforeListen (app: FastifyInstance, config: Config): Promi
 }
 
 export function afterListen (app: FastifyInstance, config: Config): void {
+  announce(app, config)
   if (config.demoData && !app.database.pglite) void importDemoData(app)
+}
+
+/**
+ * Where a person starts: the dashboard and the API docs, and the development files they will look
+ * for (the mail outbox, the generated secrets). The URLs use PUBLIC_URL when the listener is on its
+ * port (the name the certificate carries), else the listening address (PORT=0, behind a proxy).
+ */
+function announce (app: FastifyInstance, config: Config): void {
+  const publicUrl = new URL(config.publicUrl)
+  const port = String((app.server.address() as AddressInfo).port)
+  const origin = (publicUrl.port || (publicUrl.protocol === 'https:' ? '443' : '80')) === port ? publicUrl.origin : app.listeningOrigin
+  app.log.info({ dashboard: `${origin}/`, docs: `${origin}/api/v1/docs` }, `dashboard ${origin}/ and API docs ${origin}/api/v1/docs`)
+  if (!config.mail.smtpUrl) app.log.info({ outbox: config.mail.outboxDir }, `mail is written to ${config.mail.outboxDir} (no SMTP_URL)`)
+  if (config.secretsFile) app.log.info({ secretsFile: config.secretsFile }, `development JWT and session secrets in ${config.secretsFile}`)
 }
 
 async function importDemoData (app: FastifyInstance): Promise<void> {

@@ -1,7 +1,6 @@
 // Applies the drizzle-kit migrations in drizzle/ on a connection of their own.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
@@ -9,11 +8,12 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import type { PGlite } from '@electric-sql/pglite'
 import postgres from 'postgres'
 import type { Database } from './client.ts'
+import { fromPackageRoot } from '../package-root.ts'
 
 /** the advisory lock key migrations hold: any bigint of our own; ends with the connection */
 const MIGRATION_LOCK = 7_412_310_001
 
-export const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url))
+export const migrationsFolder = fromPackageRoot('drizzle')
 
 export async function migrateDatabase (target: { url: string } | { pglite: PGlite }): Promise<void> {
   if ('pglite' in target) {

@@ -2,12 +2,13 @@
 // wildcard:false registers one route per file found at start-up instead of a catch-all `/*`, so an
 // unknown path (notably under /api/v1) still reaches the app's not-found handler and its
 // GeneralError JSON. The files are not fingerprinted: browsers revalidate them (ETag) on each load.
-import { fileURLToPath } from 'node:url'
+import { sep } from 'node:path'
 import fp from 'fastify-plugin'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance } from 'fastify'
+import { fromPackageRoot } from '../package-root.ts'
 
-export const PUBLIC_DIR = fileURLToPath(new URL('../../public/', import.meta.url))
+export const PUBLIC_DIR = fromPackageRoot('public') + sep
 
 export interface StaticOptions {
   root?: string

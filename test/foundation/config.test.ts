@@ -5,7 +5,7 @@ import t, { type Test } from 'tap'
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { X509Certificate } from 'node:crypto'
-import { ConfigError, loadConfig } from '../../src/config.ts'
+import { ConfigError, environment, loadConfig } from '../../src/config.ts'
 import { EnvSchema } from '../../schemas/env.ts'
 import { loadTls } from '../../src/tls.ts'
 import { ROOT, tempDir } from './support.ts'
@@ -134,6 +134,8 @@ t.test('development fallbacks: secrets generated once, CAPTCHA off without a pro
   const second = loadConfig({ DATA_DIR: dataDir })
   t.equal(second.jwt.secret, first.jwt.secret, 'the same secrets on the next start (sessions survive a restart)')
   t.equal(second.session.secret, first.session.secret)
+  t.equal(first.secretsFile, file, 'the config names the generated secrets file (the start-up log shows it)')
+  t.equal(loadConfig({ DATA_DIR: dataDir, JWT_SECRET: SECRET, SESSION_SECRET: SECRET }).secretsFile, null, 'no file when both are set')
   t.equal(first.captcha.enabled, false, 'no CAPTCHA provider in development: off')
   t.equal(loadConfig({ DATA_DIR: dataDir, CAPTCHA_VERIFY_URL: 'http://127.0.0.1:1/v' }).captcha.enabled, true, 'on once a provider is set')
   t.equal(first.mail.smtpUrl, '')
@@ -147,6 +149,28 @@ t.test('development fallbacks: secrets generated once, CAPTCHA off without a pro
   writeFileSync(file, 'not json')
   const regenerated = loadConfig({ DATA_DIR: dataDir })
   t.ok(Buffer.byteLength(regenerated.jwt.secret) >= 32, 'a damaged secrets file is replaced')
+})
+
+t.test('.env in the working directory fills what the environment leaves unset', async (t) => {
+  const dir = tempDir(t)
+  const file = join(dir, '.env')
+  t.same(environment({ PORT: '9000' }, file), { PORT: '9000' }, 'no .env: the environment alone')
+  writeFileSync(file, [
+    '# a comment', 'PORT=8000', 'HOST=0.0.0.0', 'PUBLIC_URL="https://pir.example"', 'MAIL_FROM=\'Reports <r@pir.example>\'',
+    'export LOG_LEVEL=warn', 'DATA_DIR=' + join(dir, 'data'), ''
+  ].join('\n'))
+  const merged = environment({ PORT: '9000', NODE_ENV: 'test' }, file)
+  t.equal(merged.PORT, '9000', 'the environment wins over the file')
+  t.equal(merged.NODE_ENV, 'test')
+  t.equal(merged.HOST, '0.0.0.0', 'the file fills what the environment leaves unset')
+  t.equal(merged.PUBLIC_URL, 'https://pir.example', 'quotes are removed')
+  t.equal(merged.MAIL_FROM, 'Reports <r@pir.example>')
+  const config = loadConfig(merged)
+  t.equal(config.port, 9000)
+  t.equal(config.host, '0.0.0.0')
+  t.equal(config.dataDir, join(dir, 'data'))
+  // a .env that is not a readable file is one line naming it, not a stack trace
+  t.throws(() => environment({}, dir), { constructor: ConfigError, message: `invalid configuration: ${dir} cannot be read (EISDIR)` })
 })
 
 t.test('.env.example documents every variable, and the schema has every variable of DESIGN 2', async (t) => {

@@ -1,0 +1,131 @@
+// The container files mirror the production path CI runs (.ci/prod-smoke): no Docker engine runs
+// here, so the Dockerfile and compose.yaml are parsed and every command they run is checked to be
+// one that script runs (the build, the production start, the migrations, the worker), with the same
+// runtime files. A change to one without the other fails here.
+import t from 'tap'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parse as parseYaml } from 'yaml'
+import { ROOT } from '../foundation/support.ts'
+
+const read = (file: string) => readFileSync(join(ROOT, file), 'utf8')
+const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>
+/** a package.json script as a process runs it without npm: its words, `exec` dropped */
+const command = (name: string) => scripts[name].replace(/^exec /, '').split(' ')
+
+interface Instruction { stage: string, op: string, args: string }
+
+/** Dockerfile instructions with their stage (FROM ... AS name), continuation lines joined */
+function dockerfile (text: string): Instruction[] {
+  const lines = text.replace(/\\\n\s*/g, ' ').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'))
+  let stage = ''
+  return lines.map((line) => {
+    const [, op, args] = /^(\w+)\s+(.*)$/.exec(line)!
+    if (op.toUpperCase() === 'FROM') stage = /\bAS\s+(\S+)/i.exec(args)?.[1] ?? ''
+    return { stage, op: op.toUpperCase(), args }
+  })
+}
+
+/** what .ci/prod-smoke runs: the package.json scripts it starts, its shell commands, its runtime files */
+function smoke () {
+  const text = read('.ci/prod-smoke')
+  const started = [...text.matchAll(/^start_and_stop (\S+)/gm), ...text.matchAll(/\$\(script (\S+)\)/g)].map((m) => m[1])
+  const runtimeFiles = /^RUNTIME_FILES="([^"]+)"/m.exec(text)![1].split(' ')
+  return { text, scripts: new Set(started), runtimeFiles }
+}
+
+t.test('CI runs the production path', async (t) => {
+  const ci = read('.ci/run')
+  const s = smoke()
+  t.match(ci, /^\.ci\/prod-smoke$/m, '.ci/run runs .ci/prod-smoke on the machine\'s Node')
+  t.match(ci, /PATH="\$node24:\$PATH" \.ci\/prod-smoke/, '… and on Node 24')
+  for (const name of ['db:migrate:prod', 'start:prod', 'worker:prod', 'import:prod', 'promo:prod']) {
+    t.ok(s.scripts.has(name), `prod-smoke runs ${name}`)
+    t.match(scripts[name], /^(exec )?node (--\S+ )*dist\/src\/\S+\.js$/, `${name} is node on dist/, no npm or tsx at run time`)
+  }
+  t.match(s.text, /npm ci --prefer-offline[^\n]*&& npm run build/, 'the build stage: npm ci, npm run build')
+  t.match(s.text, /npm ci --omit=dev/, 'the runtime stage: npm ci --omit=dev')
+  t.match(s.text, /kill -TERM "\$pid"/, 'SIGTERM stops each long-running process')
+  t.match(s.text, /\/api\/v1\/health\/ready/, 'the server is ready when /api/v1/health/ready answers 200')
+})
+
+t.test('Dockerfile: the same build, the same runtime files, node as PID 1, non-root, a readiness probe', async (t) => {
+  const all = dockerfile(read('Dockerfile'))
+  const s = smoke()
+  const froms = all.filter((i) => i.op === 'FROM')
+  t.same(froms.map((i) => i.stage), ['build', 'runtime'], 'two stages: build and runtime')
+  for (const from of froms) t.match(from.args, /^node:24-(bookworm-)?slim\b/, `${from.stage} is Node 24 slim`)
+
+  const build = all.filter((i) => i.stage === 'build')
+  t.same(build.filter((i) => i.op === 'RUN').map((i) => i.args), ['npm ci --no-audit --no-fund', 'npm run build'],
+    'build stage: npm ci (every dependency) and npm run build, as prod-smoke')
+
+  const runtime = all.filter((i) => i.stage === 'runtime')
+  const runs = runtime.filter((i) => i.op === 'RUN').map((i) => i.args)
+  t.ok(runs.some((r) => r.startsWith('npm ci --omit=dev ')), 'runtime stage: npm ci --omit=dev')
+  const copies = runtime.filter((i) => i.op === 'COPY')
+  const local = copies.filter((i) => !i.args.startsWith('--from')).flatMap((i) => i.args.split(/\s+/).slice(0, -1))
+  t.same(local.sort(), [...s.runtimeFiles].sort(), 'runtime stage copies exactly prod-smoke\'s RUNTIME_FILES')
+  t.same(copies.filter((i) => i.args.startsWith('--from')).map((i) => i.args), ['--from=build /app/dist ./dist'], '… and dist/ from the build stage')
+
+  const cmd = runtime.filter((i) => i.op === 'CMD')
+  t.equal(cmd.length, 1)
+  t.same(JSON.parse(cmd[0].args), command('start:prod'), 'CMD is start:prod in exec form: node is PID 1, SIGTERM reaches it')
+
+  const user = runtime.filter((i) => i.op === 'USER').map((i) => i.args)
+  t.equal(user.length, 1)
+  t.not(user[0], 'root', 'a non-root user')
+  t.notOk(runtime.some((i) => i.op === 'USER' && /^(root|0)$/.test(i.args)))
+
+  const health = runtime.find((i) => i.op === 'HEALTHCHECK')!
+  t.ok(health, 'a HEALTHCHECK')
+  const probe = JSON.parse(/\bCMD\s+(\[.*\])$/.exec(health.args)![1]) as string[]
+  t.equal(probe[0], 'node', 'the probe is node (no curl in a slim image)')
+  t.match(probe.join(' '), /\/api\/v1\/health\/ready/, 'on /api/v1/health/ready')
+  t.match(probe.join(' '), /x-forwarded-proto':'https'/, 'saying HTTPS, as the load balancer does')
+
+  const ignored = read('.dockerignore').split('\n')
+  for (const entry of ['node_modules', 'dist', '.env', '.data', '.git']) t.ok(ignored.includes(entry), `.dockerignore leaves out ${entry}`)
+})
+
+interface Service {
+  build?: unknown, image?: string, command?: string[], environment?: Record<string, string>
+  depends_on?: Record<string, { condition: string }>, networks?: unknown, volumes?: string[]
+}
+
+t.test('compose.yaml: PostgreSQL, Redis, a migration, two web instances behind nginx, one worker, all on CI\'s commands', async (t) => {
+  const compose = parseYaml(read('compose.yaml'), { merge: true }) as { services: Record<string, Service> }
+  const services = compose.services
+  const s = smoke()
+  const appImage = services.web1.image
+  const app = Object.entries(services).filter(([, svc]) => svc.build !== undefined || svc.image === appImage)
+  t.same(app.map(([name]) => name).sort(), ['migrate', 'web1', 'web2', 'worker'], 'four services run the image of ./Dockerfile')
+  const expected: Record<string, string> = { migrate: 'db:migrate:prod', web1: 'start:prod', web2: 'start:prod', worker: 'worker:prod' }
+  for (const [name, svc] of app) {
+    // no command: the image's CMD, which is start:prod (checked above)
+    const runs = svc.command ?? command('start:prod')
+    t.same(runs, command(expected[name]), `${name} runs ${expected[name]}`)
+    t.ok(s.scripts.has(expected[name]), '… which prod-smoke runs')
+    t.equal(svc.environment?.NODE_ENV, 'production')
+    t.equal(svc.environment?.TLS, 'off', 'TLS ends at the load balancer')
+    t.match(svc.environment?.DATABASE_URL, /^postgres:\/\/[^@]+@postgres:5432\//, 'on the postgres service')
+    t.equal(svc.environment?.REDIS_URL, 'redis://redis:6379')
+  }
+  t.equal(services.web1.environment?.WORKERS, '0', 'web instances leave report jobs to the worker')
+  t.equal(services.web1.depends_on?.migrate.condition, 'service_completed_successfully', 'web starts after the migration')
+  t.equal(services.worker.depends_on?.migrate.condition, 'service_completed_successfully', 'the worker too')
+  t.match(services.postgres.image, /^postgres:/)
+  t.match(services.redis.image, /^redis:/)
+
+  const lb = services.lb
+  t.match(lb.image, /^nginx:/)
+  const lbAddress = (lb.networks as { backend: { ipv4_address: string } }).backend.ipv4_address
+  t.same(services.web1.environment?.TRUST_PROXY.split(','), ['loopback', lbAddress], 'TRUST_PROXY: the load balancer and the health probe')
+  const mounted = lb.volumes!.find((v) => v.endsWith(':/etc/nginx/nginx.conf:ro'))!.split(':')[0]
+  const nginx = read(mounted)
+  t.match(nginx, /server web1:8080\b/, 'nginx sends to web1')
+  t.match(nginx, /server web2:8080\b/, '… and web2')
+  t.match(nginx, /X-Forwarded-Proto \$scheme/, 'and says which scheme the client used')
+  t.match(nginx, /proxy_buffering off/, 'SSE is not buffered')
+  t.equal(services.web1.environment?.PORT, '8080')
+})
