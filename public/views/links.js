@@ -50,7 +50,7 @@ export function confirmView (ctx) {
     if (state === 'invalid') {
       node.replaceChildren(
         h('h1', null, 'This link is invalid or has expired'),
-        h('p', null, 'Confirmation links work for 7 days, and only the newest one you were sent. Ask for a new one:'),
+        h('p', null, 'Confirmation links work for 7 days. Ask for a new one:'),
         resendBlock(ctx))
       return
     }
