@@ -34,7 +34,6 @@ function overviewCard (ctx) {
     ),
     paidNote,
     billing,
-    h('h2', { class: 'subhead' }, 'Promo code'),
     promoForm('account-promo', ctx.reload))
 }
 
@@ -49,7 +48,7 @@ function googleCard (ctx) {
       await api.unlinkGoogle()
       await ctx.reload()
     } catch (err) {
-      message.textContent = err.status === 409 ? 'Set a password first (change it below, or use "Forgot your password?"): without one you could no longer sign in.' : errorText(err)
+      message.textContent = err.status === 409 ? 'Set a password first ("Forgot your password?" on the sign-in page): without one you could no longer sign in.' : errorText(err)
       unlink.disabled = false
     }
   })

@@ -53,6 +53,14 @@ export async function startDashboard (t: Tap, env: Record<string, string> = {}) 
   // walk the real /confirm/<secret> and /recovery/<secret> addresses.
   const linkPagesServed = (await app.inject({ method: 'GET', url: '/confirm/probe' })).statusCode === 200
 
+  // Likewise GET /client-config: where this build lacks it, the browser is answered what it would say.
+  const clientConfigServed = (await app.inject({ method: 'GET', url: '/api/v1/client-config' })).statusCode === 200
+  const clientConfig = {
+    googleClientId: app.config.google.clientIds[0] ?? null,
+    billing: Boolean(app.config.stripe.secretKey),
+    devOutbox: null
+  }
+
   /** script errors and CSP violations seen by any page; a test ends by checking it is empty */
   const problems: string[] = []
 
@@ -65,6 +73,9 @@ export async function startDashboard (t: Tap, env: Record<string, string> = {}) 
       await context.route(/^http:\/\/localhost:8443\/(confirm|recovery)\/[^/]+$/, async (route) => {
         await route.fulfill({ response: await route.fetch({ url: `http://127.0.0.1:${port}/` }) })
       })
+    }
+    if (!clientConfigServed) {
+      await context.route(`${PUBLIC_ORIGIN}/api/v1/client-config`, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(clientConfig) }))
     }
     const page = await context.newPage()
     page.on('pageerror', (err) => problems.push(`${name}: page error: ${err.message}`))
