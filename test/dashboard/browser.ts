@@ -88,18 +88,18 @@ export async function startDashboard (t: Tap, env: Record<string, string> = {}) 
   return { app, browser, port, problems, newPage, linkPagesServed }
 }
 
-export interface AxeViolation { id: string, impact: string | null, help: string, nodes: number }
+export interface AxeViolation { id: string, impact: string | null, help: string, targets: string[] }
 
 /** axe-core run in the page: the serious and critical violations */
 export async function axeViolations (page: Page): Promise<AxeViolation[]> {
   // evaluated through the DevTools protocol, which the page's CSP (script-src 'self') does not govern
   await page.evaluate(AXE_SOURCE)
   return await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: Array<{ id: string, impact: string | null, help: string, nodes: unknown[] }> }> } }).axe
+    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: Array<{ id: string, impact: string | null, help: string, nodes: Array<{ target: string[] }> }> }> } }).axe
     const result = await axe.run(document, { resultTypes: ['violations'] })
     return result.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length }))
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }))
   })
 }
 
