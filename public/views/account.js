@@ -94,7 +94,7 @@ function passwordCard (ctx) {
 }
 
 function sessionsCard () {
-  const list = h('ul', { class: 'session-list', id: 'session-list' }, h('li', { class: 'muted loading', role: 'status' }, 'Loading your sessions…'))
+  const list = h('ul', { class: 'session-list', id: 'session-list', 'aria-busy': 'true' }, h('li', { class: 'muted loading' }, 'Loading your sessions…'))
   const message = h('p', { class: 'form-error', role: 'alert' })
   const others = h('button', { type: 'button', class: 'button', id: 'sign-out-others', hidden: true }, 'Sign out everywhere else')
   const act = async (button, fn) => {
@@ -120,11 +120,13 @@ function sessionsCard () {
   const load = async () => {
     try {
       const { items } = await api.sessions()
+      list.removeAttribute('aria-busy')
       list.replaceChildren(...items.map(item))
       if (!items.length) list.append(h('li', { class: 'muted empty' }, 'No signed-in session.'))
       others.hidden = !items.some((s) => !s.current)
       others.disabled = false
     } catch (err) {
+      list.removeAttribute('aria-busy')
       list.replaceChildren(h('li', { class: 'muted empty' }, err.status === 404 ? 'The list of sessions is not available yet.' : errorText(err)))
     }
   }

@@ -125,7 +125,7 @@ function newReportCard ({ navigate, refreshUser, user }) {
 }
 
 function reportListCard () {
-  const list = h('ul', { class: 'report-list', id: 'report-list', 'aria-busy': 'true' }, h('li', { class: 'muted loading', role: 'status' }, 'Loading your reports…'))
+  const list = h('ul', { class: 'report-list', id: 'report-list', 'aria-busy': 'true' }, h('li', { class: 'muted loading' }, 'Loading your reports…'))
   const more = h('button', { type: 'button', class: 'button ghost', hidden: true }, 'Show older reports')
   const message = h('p', { class: 'form-error', role: 'alert' })
   let offset = 0
