@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
+import type { Test } from 'tap'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { build } from '../helper.ts'
 
@@ -25,7 +26,7 @@ export const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: inst
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
-type Tap = Parameters<typeof build>[0] & { ok: (v: unknown, m?: string) => void, same: (a: unknown, b: unknown, m?: string) => void }
+type Tap = Test
 
 /** a small, fast password hash: the browser tests sign in many times */
 export const FAST_HASH = { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' }

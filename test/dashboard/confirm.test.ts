@@ -67,7 +67,7 @@ t.test('confirming the e-mail address', { skip }, async (t) => {
     await page.fill('#resend-signin-password', GOOD_PASSWORD)
     await page.click('#resend-signin-form button[type=submit]')
     await page.locator('#resend-status', { hasText: 'on its way' }).waitFor(WAIT)
-    await smtp.waitFor(() => confirmMails(email).length === 2 && confirmMails(email)[1], 10_000)
+    await smtp.waitFor((m) => m.to.includes(email) && confirmMails(email).length === 2, 10_000)
     t.equal(confirmMails(email).length, 2, 'a second confirmation mail')
     t.ok(await page.locator('#sign-out').isVisible(), 'signed in')
   })
@@ -88,7 +88,7 @@ t.test('confirming the e-mail address', { skip }, async (t) => {
     await inspectView(t, page, 'home-unconfirmed')
     await page.getByRole('button', { name: 'Resend the confirmation mail' }).click()
     await banner.getByText('check your inbox').waitFor(WAIT)
-    await smtp.waitFor(() => confirmMails(email).length === 2 && confirmMails(email)[1], 10_000)
+    await smtp.waitFor((m) => m.to.includes(email) && confirmMails(email).length === 2, 10_000)
     t.equal(confirmMails(email).length, 2)
   })
 
