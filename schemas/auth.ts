@@ -68,3 +68,41 @@ export const IdpBodySchema = Type.Object({
   acquisition_code: Type.Optional(AcquisitionCodeSchema)
 }, { examples: [{ clientId: '1234.apps.googleusercontent.com', credential: 'eyJhbGciOiJSUzI1NiIs…', select_by: 'btn', token: true }] })
 export type IdpBody = Static<typeof IdpBodySchema>
+
+// The account page: its sessions, a password change, deleting the account (DESIGN 3.2).
+export const SessionItemSchema = Type.Object({
+  id: Type.String({ format: 'uuid', description: "the session's public id (the JWT's sid), never the cookie's secret" }),
+  createdAt: Type.String({ format: 'date-time', description: 'sign-in' }),
+  lastUsedAt: Type.String({ format: 'date-time', description: 'the last refresh, to within a minute' }),
+  userAgent: Type.Union([Type.String(), Type.Null()], { description: 'the User-Agent at sign-in, at most 256 characters' }),
+  ipPrefix: Type.Union([Type.String(), Type.Null()], { description: 'the network of the sign-in: an IPv4 /24 (a.b.c.0/24) or an IPv6 /48' }),
+  current: Type.Boolean({ description: "the session of the request's own JWT" })
+})
+export const SessionListSchema = Type.Object({
+  items: Type.Array(SessionItemSchema, { description: 'live sessions, most recently used first' })
+}, {
+  examples: [{
+    items: [{
+      id: '7d6c1b2e-1f2a-4c3b-9d4e-5f6a7b8c9d0e', createdAt: '2030-01-01T10:00:00.000Z', lastUsedAt: '2030-01-02T09:30:00.000Z',
+      userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0', ipPrefix: '203.0.113.0/24', current: true
+    }]
+  }]
+})
+export type SessionList = Static<typeof SessionListSchema>
+
+export const SessionIdParamsSchema = Type.Object({ id: Type.String({ format: 'uuid' }) })
+
+export const PasswordChangeBodySchema = Type.Object({
+  // the stored password is checked as sign-in checks it: any length it may have, up to the cap
+  currentPassword: Type.String({ minLength: 1, maxLength: 256 }),
+  newPassword: PasswordSchema
+}, { examples: [{ currentPassword: 'correct horse battery', newPassword: 'a new correct horse battery' }] })
+export type PasswordChangeBody = Static<typeof PasswordChangeBodySchema>
+
+// Either proof the account has: its password, or a fresh Google credential of its linked Google account.
+export const AccountDeleteBodySchema = Type.Object({
+  password: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  clientId: Type.Optional(Type.String({ maxLength: 256 })),
+  credential: Type.Optional(Type.String({ maxLength: 8192, description: 'a Google ID token of the linked Google account' }))
+}, { examples: [{ password: 'correct horse battery' }, { clientId: '1234.apps.googleusercontent.com', credential: 'eyJhbGciOiJSUzI1NiIs…' }] })
+export type AccountDeleteBody = Static<typeof AccountDeleteBodySchema>

@@ -30,6 +30,8 @@ import refreshRoutes from './routes/auth/refresh.ts'
 import protectedAuthRoutes from './routes/auth/protected.ts'
 import recoveryRoutes from './routes/auth/recovery.ts'
 import idpRoutes from './routes/auth/idp.ts'
+import sessionRoutes from './routes/auth/sessions.ts'
+import accountRoutes from './routes/auth/account.ts'
 import reportRoutes from './routes/reports/index.ts'
 import ingestRoutes from './routes/ingest/index.ts'
 import profileRoutes from './routes/profiles/index.ts'
@@ -100,7 +102,9 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(metricsPlugin, { metrics })
   await app.register(servicesPlugin, { config, now: deps.now, mail: deps.mail })
   await app.register(authPlugin, {
-    sessions: createSessionService({ database: app.database, ttlSeconds: config.session.ttl, jwtTtlSeconds: config.jwt.ttl, now: deps.now }),
+    sessions: createSessionService({
+      database: app.database, idleSeconds: config.session.idleTtl, absoluteSeconds: config.session.absoluteTtl, jwtTtlSeconds: config.jwt.ttl, now: deps.now
+    }),
     jwt: config.jwt,
     session: config.session,
     allowHttp: config.allowHttp,
@@ -118,6 +122,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     await api.register(recoveryRoutes, { prefix: '/auth', config })
     await api.register(idpRoutes, { prefix: '/auth' })
     await api.register(protectedAuthRoutes, { prefix: '/auth' })
+    await api.register(sessionRoutes, { prefix: '/auth' })
+    await api.register(accountRoutes, { prefix: '/auth', config })
     await api.register(reportRoutes, { prefix: '/report' })
     await api.register(ingestRoutes, { prefix: '/ingest', config })
     await api.register(profileRoutes, { prefix: '/profiles' })

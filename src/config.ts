@@ -20,7 +20,8 @@ export interface Config {
   trustProxy: string[]
   allowHttp: boolean
   jwt: { secret: string, previousSecrets: string[], ttl: number }
-  session: { secret: string, previousSecrets: string[], ttl: number }
+  /** idleTtl: seconds a session lives unused; absoluteTtl: seconds it lives at most, used or not */
+  session: { secret: string, previousSecrets: string[], idleTtl: number, absoluteTtl: number }
   captcha: { enabled: boolean, verifyUrl: string, secret: string }
   /** logLinks: the outbox log line carries the mailed link (development only: it holds a secret) */
   mail: { smtpUrl: string, from: string, outboxDir: string, logLinks: boolean }
@@ -140,7 +141,8 @@ export function loadConfig (source: Record<string, string | undefined> = process
   const sessionSecret = e.SESSION_SECRET || generated!.session
   if (Buffer.byteLength(jwtSecret) < 32) throw new ConfigError('invalid configuration: JWT_SECRET must be at least 32 bytes')
   if (Buffer.byteLength(sessionSecret) < 32) throw new ConfigError('invalid configuration: SESSION_SECRET must be at least 32 bytes')
-  if (e.JWT_TTL > e.SESSION_TTL) throw new ConfigError('invalid configuration: JWT_TTL must not exceed SESSION_TTL')
+  if (e.JWT_TTL > e.SESSION_IDLE_TTL) throw new ConfigError('invalid configuration: JWT_TTL must not exceed SESSION_IDLE_TTL')
+  if (e.SESSION_IDLE_TTL > e.SESSION_ABSOLUTE_TTL) throw new ConfigError('invalid configuration: SESSION_IDLE_TTL must not exceed SESSION_ABSOLUTE_TTL')
   // Unset CAPTCHA: on wherever a provider is configured (and always in production); a development
   // machine without one gets `off`, so that `npm start` on a fresh clone can sign people up.
   const captchaOn = e.CAPTCHA ? e.CAPTCHA === 'on' : (production || Boolean(e.CAPTCHA_VERIFY_URL))
@@ -173,7 +175,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
     trustProxy: list(e.TRUST_PROXY),
     allowHttp: e.ALLOW_HTTP,
     jwt: { secret: jwtSecret, previousSecrets: list(e.JWT_PREVIOUS_SECRETS), ttl: e.JWT_TTL },
-    session: { secret: sessionSecret, previousSecrets: list(e.SESSION_PREVIOUS_SECRETS), ttl: e.SESSION_TTL },
+    session: { secret: sessionSecret, previousSecrets: list(e.SESSION_PREVIOUS_SECRETS), idleTtl: e.SESSION_IDLE_TTL, absoluteTtl: e.SESSION_ABSOLUTE_TTL },
     captcha: { enabled: captchaOn, verifyUrl: e.CAPTCHA_VERIFY_URL, secret: e.CAPTCHA_SECRET },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxDir: join(dataDir, 'outbox'), logLinks: e.NODE_ENV === 'development' },
     google: { clientIds: list(e.GOOGLE_CLIENT_IDS), certsUrl: e.GOOGLE_CERTS_URL },

@@ -5,6 +5,8 @@ import createError from '@fastify/error'
 
 export const Unauthorized = createError('PIR_UNAUTHORIZED', 'access denied', 401)
 export const Forbidden = createError('PIR_FORBIDDEN', 'access denied', 403)
+// DELETE /auth/account: the caller is signed in, but the proof it sent (password, Google credential) is refused
+export const ProofRefused = createError<[string]>('PIR_PROOF_REFUSED', '%s', 403)
 export const HttpsRequired = createError('PIR_HTTPS_REQUIRED', 'https required', 403)
 export const CrossSiteRequest = createError('PIR_CROSS_SITE', 'access denied', 403)
 export const NotFound = createError<[string?]>('PIR_NOT_FOUND', '%s', 404)

@@ -62,7 +62,7 @@ export interface CookieSession { session: LiveSession, renew: boolean }
 export interface AuthOptions {
   sessions: SessionService
   jwt: { secret: string, previousSecrets: string[], ttl: number }
-  session: { secret: string, previousSecrets: string[], ttl: number }
+  session: { secret: string, previousSecrets: string[], idleTtl: number }
   /** ALLOW_HTTP: still issue the cookie (with its Secure flag) over plain HTTP */
   allowHttp: boolean
   allowedOrigins: string[]
@@ -81,7 +81,8 @@ async function sessionCookie (app: FastifyInstance, opts: AuthOptions, signer: C
       ...COOKIE_ATTRIBUTES,
       // @fastify/session refuses to set a Secure cookie on a plain-HTTP request; ALLOW_HTTP re-adds the flag below
       secure: !opts.allowHttp,
-      maxAge: opts.session.ttl * 1000
+      // a remembered cookie lasts as long as an unused session (src/services/sessions.ts)
+      maxAge: opts.session.idleTtl * 1000
     }
   })
   // When the id changes (sign-in with an old cookie), @fastify/session clears the old cookie and sets

@@ -13,6 +13,10 @@ import { createPromocodeService } from '../services/promocodes.ts'
 import { createReportService, REPORT_CHANGED_CHANNEL } from '../services/reports.ts'
 import { createRecoveryService } from '../services/recovery.ts'
 import { createGoogleAccountService, createGoogleService } from '../services/google.ts'
+import { createSessionControl } from '../services/session-control.ts'
+import { createPasswordChangeService } from '../services/password-change.ts'
+import { createPasswordProof } from '../services/password-proof.ts'
+import { createAccountDeletionService } from '../services/account-deletion.ts'
 
 export interface ServicesOptions {
   config: Config
@@ -38,16 +42,35 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const reports = createReportService({ database, queue: app.queue.reports, now, accountChanged })
   // The session service is decorated by the auth plugin, registered after this one: resolved at call time.
   const endSessionsOfUser = (userId: string) => app.sessions.endAllOfUser(userId)
+  const announceEnded = (publicIds: string[]) => app.sessions.announceEnded(publicIds)
+  const sessionControl = createSessionControl({ database, announceEnded, now })
   const recovery = createRecoveryService({ database, passwords, mail, audit, endSessionsOfUser, accountChanged, now, publicUrl: config.publicUrl })
   const google = createGoogleService(config.google)
-  const googleAccounts = createGoogleAccountService({ database, audit, endSessionsOfUser, accountChanged, now, signupFreeReports: config.signupFreeReports })
+  const googleAccounts = createGoogleAccountService({
+    database, audit, mail, accountChanged, now,
+    endPasswordSessionsOfUser: async (userId) => { await sessionControl.endPasswordSessions(userId) },
+    signupFreeReports: config.signupFreeReports
+  })
+  // the current password is checked by sign-in's own check, backoff and all
+  const checkPassword = accounts.signin
+  const passwordChange = createPasswordChangeService({ database, passwords, mail, audit, sessionControl, checkPassword, accountChanged })
+  const passwordProof = createPasswordProof({ database, now })
+  const accountDeletion = createAccountDeletionService({
+    database, passwords, checkPassword, announceEnded, accountChanged, now,
+    verifyGoogle: google.verify,
+    stripe: config.stripe,
+    log: app.log
+  })
   const billing = createBillingService({
     database, now, log: app.log, accountChanged,
     config: config.stripe,
     allowedOrigins: [new URL(config.publicUrl).origin, ...config.corsOrigins],
     defaultReturnUrl: `${config.publicUrl}/`
   })
-  return { passwords, mail, audit, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing }
+  return {
+    passwords, mail, audit, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
+    sessionControl, passwordChange, passwordProof, accountDeletion
+  }
 }
 
 export type Services = ReturnType<typeof buildServices>

@@ -21,7 +21,9 @@ export function fieldErrorFor (issues: ValidationIssue[], context?: string): Fie
     ? String(v.params.missingProperty ?? '')
     : v.instancePath.split('/')[1] ?? ''
   if (name === 'acquisition_code') return null
-  if (name === 'password') {
+  // a password change's two passwords are the one `password` field of the form
+  if (name === 'password' || name === 'currentPassword' || name === 'newPassword') {
+    if (name === 'currentPassword') return { field: 'password', message: 'Enter your current password' }
     if (v.keyword === 'minLength') return { field: 'password', message: 'Password must be at least 8 characters' }
     if (v.keyword === 'maxLength') return { field: 'password', message: 'Password must be at most 256 characters' }
     return { field: 'password', message: 'Enter a password' }

@@ -6,6 +6,7 @@ import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { users } from '../db/schema.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
+import type { MailService } from './mail.ts'
 
 export const GOOGLE_FAILED = 'Google sign-in failed'
 // The library also accepts its universe domain as an issuer; Google's ID tokens carry only these two.
@@ -91,8 +92,9 @@ export type GoogleSignin = { userId: string, isNewUser: boolean }
 interface AccountDeps {
   database: Database
   audit: AuditService
-  /** ends every session of a user and announces it (the session service, resolved at call time) */
-  endSessionsOfUser: (userId: string) => Promise<void>
+  mail: MailService
+  /** ends every session of a user not signed in with Google, and announces it (src/services/session-control.ts) */
+  endPasswordSessionsOfUser: (userId: string) => Promise<void>
   /** a user's account changed here (src/services/accounts.ts drops its view of it) */
   accountChanged?: (userId: string) => void
   signupFreeReports: number
@@ -118,26 +120,38 @@ export function createGoogleAccountService (deps: AccountDeps) {
     const at = new Date(now())
     // Link to the account of that address, if it has no Google account yet. Google has verified the
     // address, so it is confirmed from now on.
-    const [before] = await db.select({ id: users.id, confirmedAt: users.confirmedAt, googleSub: users.googleSub })
-      .from(users).where(eq(users.email, identity.email))
+    const [before] = await db.select({
+      id: users.id, googleSub: users.googleSub, hasPassword: sql<boolean>`${users.passwordHash} is not null`, passwordProven: users.passwordProven
+    }).from(users).where(eq(users.email, identity.email))
     if (before) {
       if (before.googleSub === identity.sub) return { userId: before.id, isNewUser: false } // linked a moment ago
       // The address belongs to an account linked to another Google account: linking is not ours to decide.
       if (before.googleSub !== null) return 'refused'
-      // An unconfirmed password was set by someone who never proved the mailbox, possibly an attacker who
-      // registered the address first (pre-hijacking): it goes, with every session it opened.
-      const dropPassword = before.confirmedAt === null
+      // An unproven password may have been set by someone who never had the mailbox, an attacker who
+      // registered the address first (pre-hijacking; docs/decisions.md, Account control): it goes,
+      // with every session it opened, and the mailbox is told. A proven password stays.
+      const dropPassword = before.hasPassword && !before.passwordProven
       const [linked] = await db.update(users)
         .set({
           googleSub: identity.sub,
           confirmedAt: sql`coalesce(${users.confirmedAt}, ${at.toISOString()}::timestamptz)`,
           ...(dropPassword ? { passwordHash: null } : {})
         })
-        .where(and(eq(users.id, before.id), isNull(users.googleSub), dropPassword ? isNull(users.confirmedAt) : sql`true`))
+        .where(and(eq(users.id, before.id), isNull(users.googleSub), eq(users.passwordProven, before.passwordProven)))
         .returning({ id: users.id })
       if (!linked) return null // changed under us: try again
       deps.accountChanged?.(linked.id)
-      if (dropPassword) await deps.endSessionsOfUser(linked.id)
+      if (dropPassword) {
+        await deps.endPasswordSessionsOfUser(linked.id)
+        await deps.audit.record(AUDIT.passwordRemoved, linked.id, meta)
+        deps.mail.sendLater({
+          to: identity.email,
+          subject: 'Your account now signs in with Google only',
+          text: 'Your Profile Interest Reports account was just linked to your Google account.\n\n' +
+            'Its password had never been confirmed from this mailbox, so it was removed and every session signed in with it was signed out. ' +
+            'Sign in with Google; to have a password as well, set one with "Forgot password" on the sign-in page.\n'
+        })
+      }
       await deps.audit.record(AUDIT.idpLink, linked.id, meta)
       return { userId: linked.id, isNewUser: false }
     }

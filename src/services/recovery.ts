@@ -101,7 +101,8 @@ export function createRecoveryService (deps: Deps) {
           .returning({ userId: authTokens.userId })
         if (!used) return null
         // The mailbox is proven, so the address is confirmed; other recovery links of the account die.
-        await tx.update(users).set({ passwordHash, confirmedAt: sql`coalesce(${users.confirmedAt}, ${at.toISOString()}::timestamptz)` })
+        // A password set through the mailbox is proven (docs/decisions.md, Account control).
+        await tx.update(users).set({ passwordHash, passwordProven: true, confirmedAt: sql`coalesce(${users.confirmedAt}, ${at.toISOString()}::timestamptz)` })
           .where(eq(users.id, used.userId))
         await tx.update(authTokens).set({ usedAt: at })
           .where(and(eq(authTokens.userId, used.userId), eq(authTokens.kind, 'recovery'), isNull(authTokens.usedAt)))

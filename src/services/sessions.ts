@@ -5,9 +5,13 @@
 // The store keeps the rows it reads and writes in memory (src/services/view-cache.ts), so that a
 // refresh costs no database round trip: a kept row is used only while it is unexpired and its session
 // is not in the ended set; otherwise the row is read again. Rolling expiry writes the row again only
-// once the new expiry is ROLL_SLACK_MS past the stored one, and refresh re-sends the cookie only then
-// (rollDue): both expiries trail the last refresh by at most that much, instead of a write and a
+// once its last use is ROLL_SLACK_MS old, and refresh re-sends the cookie only then (rollDue): both
+// expiries and last_used_at trail the last refresh by at most that much, instead of a write and a
 // Set-Cookie per refresh.
+//
+// A session's expiry is the earlier of its last use + SESSION_IDLE_TTL and its creation +
+// SESSION_ABSOLUTE_TTL (docs/decisions.md, Account control): using it moves the first on, never the
+// second, so no refresh keeps a session alive past its absolute lifetime.
 //
 // Refresh (and the SSE stream's cookie) read a session here directly (live), and refresh rolls it
 // (roll), not through @fastify/session, whose per-request session object cost more than the rest of
@@ -25,12 +29,18 @@ export interface SessionData {
   userId?: string
   publicId?: string
   cookie?: Record<string, unknown>
+  /** set at sign-in only: what the row records of how and from where the session began */
+  signin?: SigninMeta
 }
+
+/** how a session was signed in ('password' | 'google' | 'recovery'), and from where (kept coarse) */
+export interface SigninMeta { method: string, userAgent: string | null, ipPrefix: string | null }
+
 
 type Callback<T = void> = (err?: Error | null, value?: T) => void
 
-/** a live row of the sessions table, as the store keeps it */
-interface Row { data: SessionData, userId: string | null, publicId: string, expiresAt: number }
+/** a live row of the sessions table, as the store keeps it (times in ms since the epoch) */
+interface Row { data: SessionData, userId: string | null, publicId: string, expiresAt: number, createdAt: number, lastUsedAt: number }
 
 /** a signed-in session, as refresh reads it */
 export interface LiveSession { sid: string, userId: string, publicId: string }
@@ -46,10 +56,24 @@ function restored (data: SessionData): SessionData {
   return cookie && cookie.originalMaxAge == null ? { ...data, cookie: { ...cookie, maxAge: null } } : data
 }
 
-export function createSessionService (deps: { database: Database, ttlSeconds: number, jwtTtlSeconds: number, now?: () => number }) {
+export interface SessionServiceDeps {
+  database: Database
+  /** SESSION_IDLE_TTL: seconds an unused session lives */
+  idleSeconds: number
+  /** SESSION_ABSOLUTE_TTL: seconds a session lives at most after sign-in */
+  absoluteSeconds: number
+  jwtTtlSeconds: number
+  now?: () => number
+}
+
+export function createSessionService (deps: SessionServiceDeps) {
   const { database } = deps
   const db = database.db
   const now = deps.now ?? Date.now
+  const idleMs = deps.idleSeconds * 1000
+  const absoluteMs = deps.absoluteSeconds * 1000
+  /** the expiry of a session created at `createdAt` and used at `usedAt` */
+  const expiryOf = (createdAt: number, usedAt: number) => Math.min(usedAt + idleMs, createdAt + absoluteMs)
   // publicId -> when it can be forgotten (no JWT of it can still be unexpired by then)
   const ended = new Map<string, number>()
 
@@ -63,30 +87,62 @@ export function createSessionService (deps: { database: Database, ttlSeconds: nu
   }
 
   async function loadRow (sid: string): Promise<Row | null> {
-    const [row] = await db.select({ data: sessions.data, userId: sessions.userId, publicId: sessions.publicId, expiresAt: sessions.expiresAt })
+    const [row] = await db.select({
+      data: sessions.data, userId: sessions.userId, publicId: sessions.publicId, expiresAt: sessions.expiresAt,
+      createdAt: sessions.createdAt, lastUsedAt: sessions.lastUsedAt
+    })
       .from(sessions)
       .where(and(eq(sessions.id, sid), isNull(sessions.endedAt), gt(sessions.expiresAt, new Date(now()))))
-    return row ? { data: row.data as SessionData, userId: row.userId, publicId: row.publicId, expiresAt: row.expiresAt.getTime() } : null
+    if (!row) return null
+    const createdAt = row.createdAt.getTime()
+    return {
+      data: row.data as SessionData, userId: row.userId, publicId: row.publicId, expiresAt: row.expiresAt.getTime(),
+      createdAt, lastUsedAt: row.lastUsedAt?.getTime() ?? createdAt
+    }
   }
   const rows = createViewCache({ load: loadRow, keep: (r) => r !== null, maxEntries: 100_000, ttlMs: 60_000 })
   const live = (r: Row | null) => r !== null && r.expiresAt > now() && !ended.has(r.publicId)
-  /** a row stored with this expiry is due a write: its kept expiry is ROLL_SLACK_MS or more behind */
-  const rollsOn = (kept: Row, expiresAt: number) => expiresAt - kept.expiresAt >= ROLL_SLACK_MS
+  /** a kept row is due a write when its last use is ROLL_SLACK_MS or more behind */
+  const rollsOn = (kept: Row) => now() - kept.lastUsedAt >= ROLL_SLACK_MS
 
-  // built into SQL once (a sign-in writes one row): Drizzle's query building is not free
+  // Built into SQL once (a sign-in writes one row): Drizzle's query building is not free. An update
+  // keeps the row's creation time, and with it the cap on its expiry, whatever it is sent.
+  const absoluteSql = sql.raw(String(Math.floor(deps.absoluteSeconds)))
   const upsert = db.insert(sessions)
-    .values({ id: sql.placeholder('id'), publicId: sql.placeholder('publicId'), userId: sql.placeholder('userId'), data: sql.placeholder('data'), expiresAt: sql.placeholder('expiresAt') })
-    .onConflictDoUpdate({ target: sessions.id, set: { data: sql`excluded.data`, expiresAt: sql`excluded.expires_at` }, where: isNull(sessions.endedAt) })
-    .returning({ id: sessions.id })
+    .values({
+      id: sql.placeholder('id'),
+      publicId: sql.placeholder('publicId'),
+      userId: sql.placeholder('userId'),
+      data: sql.placeholder('data'),
+      expiresAt: sql.placeholder('expiresAt'),
+      createdAt: sql.placeholder('createdAt'),
+      lastUsedAt: sql.placeholder('lastUsedAt'),
+      userAgent: sql.placeholder('userAgent'),
+      ipPrefix: sql.placeholder('ipPrefix'),
+      method: sql.placeholder('method')
+    })
+    .onConflictDoUpdate({
+      target: sessions.id,
+      set: {
+        data: sql`excluded.data`,
+        expiresAt: sql`least(excluded.expires_at, ${sessions.createdAt} + make_interval(secs => ${absoluteSql}))`,
+        lastUsedAt: sql`excluded.last_used_at`
+      },
+      where: isNull(sessions.endedAt)
+    })
+    .returning({ createdAt: sessions.createdAt, expiresAt: sessions.expiresAt })
     .prepare('session_write')
 
   /** store a signed-in session's row (insert, or update unless it has ended meanwhile); whether it was written */
-  async function write (sid: string, row: Row & { userId: string }): Promise<boolean> {
-    const { data, userId, publicId, expiresAt } = row
-    const written = await upsert.execute({ id: sid, publicId, userId, data, expiresAt: new Date(expiresAt) })
-    if (written.length) rows.set(sid, row)
+  async function write (sid: string, row: Row & { userId: string }, signin?: SigninMeta): Promise<boolean> {
+    const { data, userId, publicId, expiresAt, createdAt, lastUsedAt } = row
+    const [written] = await upsert.execute({
+      id: sid, publicId, userId, data, expiresAt: new Date(expiresAt), createdAt: new Date(createdAt), lastUsedAt: new Date(lastUsedAt),
+      userAgent: signin?.userAgent ?? null, ipPrefix: signin?.ipPrefix ?? null, method: signin?.method ?? null
+    })
+    if (written) rows.set(sid, { ...row, createdAt: written.createdAt.getTime(), expiresAt: written.expiresAt.getTime() })
     else rows.invalidate(sid)
-    return written.length > 0
+    return written !== undefined
   }
 
   /** the live row of a session id: the kept one, else (none kept, or it looks expired or ended) the database's */
@@ -111,15 +167,16 @@ export function createSessionService (deps: { database: Database, ttlSeconds: nu
       // Anonymous sessions are not worth a row: only signed-in sessions are stored.
       if (!session.userId || !session.publicId) { cb(); return }
       const data = { cookie: typeof session.cookie?.toJSON === 'function' ? session.cookie.toJSON() : session.cookie }
-      const expiresAt = now() + deps.ttlSeconds * 1000
       const { userId, publicId } = session
       const kept = rows.peek(sid)
       if (kept && live(kept) && kept.userId === userId && kept.publicId === publicId &&
-          kept.data.cookie?.originalMaxAge === data.cookie?.originalMaxAge && !rollsOn(kept, expiresAt)) {
+          kept.data.cookie?.originalMaxAge === data.cookie?.originalMaxAge && !rollsOn(kept)) {
         cb()
         return
       }
-      write(sid, { data, userId, publicId, expiresAt }).then(() => cb(), cb)
+      const t = now()
+      const createdAt = kept?.createdAt ?? t
+      write(sid, { data, userId, publicId, expiresAt: expiryOf(createdAt, t), createdAt, lastUsedAt: t }, session.signin).then(() => cb(), cb)
     },
     destroy (sid: string, cb: Callback) {
       rows.invalidate(sid)
@@ -135,13 +192,13 @@ export function createSessionService (deps: { database: Database, ttlSeconds: nu
     store,
     isEnded: (publicId: string) => ended.has(publicId),
     /**
-     * whether a refresh should roll this session's expiry: when the stored expiry would move at least
-     * ROLL_SLACK_MS (or the row is not kept here). Otherwise neither the row nor the cookie is sent
-     * again: the cookie's Expires then trails the rolling expiry by at most a minute, as the row's does.
+     * whether a refresh should roll this session on: when its last use is at least ROLL_SLACK_MS old
+     * (or the row is not kept here). Otherwise neither the row nor the cookie is sent again: the
+     * cookie's Expires then trails the rolling expiry by at most a minute, as the row's does.
      */
     rollDue (sid: string): boolean {
       const kept = rows.peek(sid)
-      return !kept || rollsOn(kept, now() + deps.ttlSeconds * 1000)
+      return !kept || rollsOn(kept)
     },
 
     /**
@@ -160,18 +217,22 @@ export function createSessionService (deps: { database: Database, ttlSeconds: nu
     },
 
     /**
-     * Roll a session on, as @fastify/session's touch() and save() would: the row's expiry to
-     * SESSION_TTL from now, and a remembered cookie's expiry to its max age from now (a
-     * browser-session cookie keeps none). Null when the session is no longer live, or ended meanwhile.
+     * Roll a session on, as @fastify/session's touch() and save() would: its last use to now, the
+     * row's expiry to SESSION_IDLE_TTL from now and a remembered cookie's to its max age from now,
+     * neither past SESSION_ABSOLUTE_TTL from sign-in (a browser-session cookie keeps no expiry).
+     * Null when the session is no longer live, or ended meanwhile.
      */
     async roll (s: LiveSession): Promise<RolledCookie | null> {
       const row = await liveRow(s.sid)
       if (!row?.userId) return null
+      const t = now()
       const cookie = row.data.cookie ?? {}
       const maxAge = typeof cookie.originalMaxAge === 'number' && cookie.originalMaxAge > 0 ? cookie.originalMaxAge : null
-      const expires = maxAge === null ? null : new Date(now() + maxAge)
+      const expires = maxAge === null ? null : new Date(Math.min(t + maxAge, row.createdAt + absoluteMs))
       const data = { ...row.data, cookie: { ...cookie, expires } }
-      const written = await write(s.sid, { data, userId: row.userId, publicId: row.publicId, expiresAt: now() + deps.ttlSeconds * 1000 })
+      const written = await write(s.sid, {
+        data, userId: row.userId, publicId: row.publicId, expiresAt: expiryOf(row.createdAt, t), createdAt: row.createdAt, lastUsedAt: t
+      })
       return written ? { expires } : null
     },
     /** a NOTIFY from another instance (or this one) */
@@ -190,6 +251,9 @@ export function createSessionService (deps: { database: Database, ttlSeconds: nu
         .returning({ publicId: sessions.publicId })
       await announce(rows.map((r) => r.publicId))
     },
+
+    /** sessions ended here by other services (src/services/session-control.ts): marked and announced as every ending is */
+    announceEnded: (publicIds: string[]) => announce(publicIds),
 
     /** a live session of this public id: its user and expiry */
     async findLive (publicId: string) {

@@ -49,19 +49,19 @@ t.test('refresh without a signed-in session is 401 access denied', async (t) => 
   t.equal((await refresh(app, undefined, { authorization: `Bearer ${token}` })).statusCode, 401)
 })
 
-t.test('the session rolls on refresh and ends after SESSION_TTL without one', async (t) => {
+t.test('the session rolls on refresh by SESSION_IDLE_TTL and ends after SESSION_IDLE_TTL without one', async (t) => {
   let clock = Date.parse('2030-01-01T00:00:00Z')
   const app = await build(t, FAST_ARGON2, { now: () => clock })
   const { email } = await registered(app)
   const { cookie, token } = await signedIn(app, email)
   // raw queries return timestamps as Date on PGlite and as text on postgres.js: compare instants
   const expiresAt = async () => new Date((await app.database.query<{ e: Date | string }>('select expires_at as e from sessions where public_id = $1', [claims(token).sid]))[0].e)
-  t.equal((await expiresAt()).getTime(), clock + 30 * DAY, 'SESSION_TTL from sign-in')
+  t.equal((await expiresAt()).getTime(), clock + 7 * DAY, 'SESSION_IDLE_TTL from sign-in')
 
-  clock += 20 * DAY
+  clock += 5 * DAY
   const res = await refresh(app, cookie)
   t.equal(res.statusCode, 200)
-  t.equal((await expiresAt()).getTime(), clock + 30 * DAY, 'rolled forward by the refresh')
+  t.equal((await expiresAt()).getTime(), clock + 7 * DAY, 'rolled forward by the refresh')
   t.ok(setCookieLine(res), 'the cookie is sent again with its new expiry')
 
   // within the minute after a roll, a refresh gives a token and rolls nothing: no write, no cookie
@@ -75,10 +75,54 @@ t.test('the session rolls on refresh and ends after SESSION_TTL without one', as
   clock += 31_000
   const later = await refresh(app, cookie)
   t.ok(setCookieLine(later), 'a minute after the roll, the cookie is sent again')
-  t.equal((await expiresAt()).getTime(), clock + 30 * DAY, 'and the stored expiry rolls')
+  t.equal((await expiresAt()).getTime(), clock + 7 * DAY, 'and the stored expiry rolls')
 
-  clock += 30 * DAY + 1000
-  t.same((await refresh(app, cookie)).json(), ACCESS_DENIED, 'expired server-side')
+  clock += 7 * DAY + 1000
+  t.same((await refresh(app, cookie)).json(), ACCESS_DENIED, 'expired server-side after a week unused')
+})
+
+t.test('refresh never extends a session past SESSION_ABSOLUTE_TTL from sign-in', async (t) => {
+  let clock = Date.parse('2030-01-01T00:00:00Z')
+  const signedInAt = clock
+  const app = await build(t, FAST_ARGON2, { now: () => clock })
+  const { email } = await registered(app)
+  const { cookie, token } = await signedIn(app, email)
+  const row = async () => (await app.database.query<{ e: Date | string, u: Date | string }>(
+    'select expires_at as e, last_used_at as u from sessions where public_id = $1', [claims(token).sid]))[0]
+  const expiresOf = (line: string) => Date.parse(/;\s*Expires=([^;]+)/i.exec(line)![1])
+
+  // used every 6 days: never idle for a week, so only the absolute lifetime ends it
+  for (let day = 6; day <= 18; day += 6) {
+    clock = signedInAt + day * DAY
+    const res = await refresh(app, cookie)
+    t.equal(res.statusCode, 200, `day ${day}: refreshed`)
+    t.equal(new Date((await row()).e).getTime(), clock + 7 * DAY, `day ${day}: a week from now`)
+    t.equal(new Date((await row()).u).getTime(), clock, `day ${day}: last_used_at is the refresh`)
+  }
+  clock = signedInAt + 24 * DAY
+  const capped = await refresh(app, cookie)
+  t.equal(capped.statusCode, 200)
+  t.equal(new Date((await row()).e).getTime(), signedInAt + 30 * DAY, 'day 24: the expiry stops at 30 days from sign-in, not a week on')
+  t.equal(expiresOf(setCookieLine(capped)!), Math.floor((signedInAt + 30 * DAY) / 1000) * 1000, "and so does the cookie's Expires")
+  t.equal(new Date((await row()).u).getTime(), clock, 'last_used_at still follows the use')
+
+  clock = signedInAt + 30 * DAY - 1000
+  t.equal((await refresh(app, cookie)).statusCode, 200, 'a second before the end, still live')
+  clock = signedInAt + 30 * DAY + 1000
+  t.same((await refresh(app, cookie)).json(), ACCESS_DENIED, 'ended 30 days after sign-in, used or not')
+})
+
+t.test('SESSION_IDLE_TTL and SESSION_ABSOLUTE_TTL are configurable', async (t) => {
+  let clock = Date.parse('2030-01-01T00:00:00Z')
+  const app = await build(t, { ...FAST_ARGON2, JWT_TTL: '600', SESSION_IDLE_TTL: '3600', SESSION_ABSOLUTE_TTL: '7200' }, { now: () => clock })
+  const { email } = await registered(app)
+  const { cookie } = await signedIn(app, email)
+  clock += 3000_000
+  t.equal((await refresh(app, cookie)).statusCode, 200, 'used within the idle hour')
+  clock += 3000_000
+  t.equal((await refresh(app, cookie)).statusCode, 200, 'and again')
+  clock += 1300_000
+  t.same((await refresh(app, cookie)).json(), ACCESS_DENIED, 'two hours after sign-in it is over')
 })
 
 t.test('sign-out ends the session: the JWT and the cookie are refused from then on', async (t) => {
@@ -209,16 +253,16 @@ t.test('a rolled cookie is the sign-in cookie with a later expiry, and the rolle
   }
   const expiresOf = (line: string) => Date.parse(/;\s*Expires=([^;]+)/i.exec(line)![1])
 
-  clock += 10 * DAY
+  clock += 5 * DAY
   const rolled = await refresh(app, cookie)
   t.equal(rolled.statusCode, 200)
   const line = setCookieLine(rolled)!
   t.same(withoutExpires(line), withoutExpires(first), 'the same signed value, Path, HttpOnly, Secure and SameSite')
-  t.ok(Math.abs(expiresOf(line) - (clock + 30 * DAY)) < 1000, 'Expires is SESSION_TTL from the refresh')
+  t.ok(Math.abs(expiresOf(line) - (clock + 7 * DAY)) < 1000, 'Expires is SESSION_IDLE_TTL from the refresh')
   const [row] = await app.database.query<{ data: { cookie: { expires: string, originalMaxAge: number } } }>(
     'select data from sessions where public_id = $1', [claims(token).sid])
-  t.ok(Math.abs(Date.parse(row.data.cookie.expires) - (clock + 30 * DAY)) < 1000, "the stored cookie's expiry rolled with it")
-  t.equal(row.data.cookie.originalMaxAge, 30 * DAY, 'and its max age kept')
+  t.ok(Math.abs(Date.parse(row.data.cookie.expires) - (clock + 7 * DAY)) < 1000, "the stored cookie's expiry rolled with it")
+  t.equal(row.data.cookie.originalMaxAge, 7 * DAY, 'and its max age kept')
 
   // sign-out reads the cookie through @fastify/session: the row refresh wrote is the session it ends
   const out = await post(app, '/auth/signout', undefined, { authorization: `Bearer ${other.token}`, cookie })
@@ -240,7 +284,7 @@ t.test('a session ended while its refresh rolls it is refused, and nothing is wr
   clock += DAY
   t.equal(await app.sessions.roll(live!), null, 'roll writes nothing over an ended row')
   const [row] = await app.database.query<{ e: Date | string }>('select expires_at as e from sessions where id = $1', [id])
-  t.equal(new Date(row.e).getTime(), Date.parse('2030-01-01T00:00:00Z') + 30 * DAY, 'the stored expiry is as it was')
+  t.equal(new Date(row.e).getTime(), Date.parse('2030-01-01T00:00:00Z') + 7 * DAY, 'the stored expiry is as it was')
   const res = await refresh(app, cookie)
   t.equal(res.statusCode, 401)
   t.same(res.json(), ACCESS_DENIED)

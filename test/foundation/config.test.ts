@@ -44,10 +44,12 @@ t.test('a wrong value is one line naming the variable', async (t) => {
     [{ JWT_PREVIOUS_SECRETS: `${SECRET},short` }, 'JWT_PREVIOUS_SECRETS'],
     [{ JWT_TTL: '1.5' }, 'JWT_TTL'],
     [{ JWT_TTL: '10' }, 'JWT_TTL'],
-    [{ JWT_TTL: '7200', SESSION_TTL: '3600' }, 'JWT_TTL'],
+    [{ JWT_TTL: '7200', SESSION_IDLE_TTL: '3600' }, 'JWT_TTL'],
+    [{ JWT_TTL: '600', SESSION_IDLE_TTL: '7200', SESSION_ABSOLUTE_TTL: '3600' }, 'SESSION_IDLE_TTL'],
     [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET'],
     [{ SESSION_PREVIOUS_SECRETS: `${SECRET}, short` }, 'SESSION_PREVIOUS_SECRETS'],
-    [{ SESSION_TTL: 'a month' }, 'SESSION_TTL'],
+    [{ SESSION_IDLE_TTL: 'a week' }, 'SESSION_IDLE_TTL'],
+    [{ SESSION_ABSOLUTE_TTL: 'a month' }, 'SESSION_ABSOLUTE_TTL'],
     [{ CAPTCHA: 'maybe' }, 'CAPTCHA'],
     [{ CAPTCHA: 'on' }, 'CAPTCHA_VERIFY_URL'],
     [{ CAPTCHA_VERIFY_URL: 'siteverify' }, 'CAPTCHA_VERIFY_URL'],
@@ -114,7 +116,8 @@ t.test('development fallbacks: secrets generated once, CAPTCHA off without a pro
   t.equal(first.publicUrl, 'https://localhost:8443')
   t.equal(first.tls.enabled, true)
   t.equal(first.jwt.ttl, 86400)
-  t.equal(first.session.ttl, 2592000)
+  t.equal(first.session.idleTtl, 604800, 'SESSION_IDLE_TTL: 7 days')
+  t.equal(first.session.absoluteTtl, 2592000, 'SESSION_ABSOLUTE_TTL: 30 days')
   t.ok(Buffer.byteLength(first.jwt.secret) >= 32, 'a generated JWT secret')
   t.ok(Buffer.byteLength(first.session.secret) >= 32, 'a generated session secret')
   t.not(first.jwt.secret, first.session.secret)
@@ -148,7 +151,7 @@ t.test('.env.example documents every variable, and the schema has every variable
     t.ok(j >= 0 && lines[j].startsWith('#'), `${name} has a comment`)
   }
   const design = ['NODE_ENV', 'HOST', 'PORT', 'PUBLIC_URL', 'DATA_DIR', 'DATABASE_URL', 'TLS', 'TLS_CERT_FILE', 'TLS_KEY_FILE',
-    'TRUST_PROXY', 'ALLOW_HTTP', 'JWT_SECRET', 'JWT_PREVIOUS_SECRETS', 'JWT_TTL', 'SESSION_SECRET', 'SESSION_TTL',
+    'TRUST_PROXY', 'ALLOW_HTTP', 'JWT_SECRET', 'JWT_PREVIOUS_SECRETS', 'JWT_TTL', 'SESSION_SECRET', 'SESSION_IDLE_TTL', 'SESSION_ABSOLUTE_TTL',
     'CAPTCHA_VERIFY_URL', 'CAPTCHA_SECRET', 'CAPTCHA', 'SMTP_URL', 'MAIL_FROM', 'GOOGLE_CLIENT_IDS', 'GOOGLE_CERTS_URL',
     'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STRIPE_PRICE_ID', 'STRIPE_API_URL', 'REDIS_URL', 'WORKERS', 'INGEST_TOKEN',
     'SIGNUP_FREE_REPORTS', 'DEMO_DATA', 'LOG_LEVEL', 'CORS_ORIGINS', 'SSE_HEARTBEAT_S', 'METRICS_PORT']

@@ -112,9 +112,10 @@ t.test('a new Google user, then the same user again; a JWT only when asked for',
   t.same((await auditKinds(me.body.id)).slice(0, 3), ['signup', 'idp.link', 'signin.success'])
 })
 
-t.test('an existing password account is linked by e-mail, keeps its password, unlinks, and is linked again', async (t) => {
+t.test('an existing account with a proven password is linked by e-mail, keeps its password, unlinks, and is linked again', async (t) => {
   const user = await signedInUser(app)
-  await app.database.query('update users set confirmed_at = now() where email = $1', [user.email])
+  // proven as a recovery link or a confirmation in the signing-in browser proves it (test/account/pre-hijack.test.ts)
+  await app.database.query('update users set confirmed_at = now(), password_proven = true where email = $1', [user.email])
   const sub = newSub()
   const credential = () => peer.idToken({ sub, email: user.email })
 

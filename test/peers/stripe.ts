@@ -1,6 +1,6 @@
 // A local stand-in for Stripe's API, for the official `stripe` client (STRIPE_API_URL points here).
 // It answers the calls the billing service makes (customers, Checkout Sessions, portal sessions,
-// subscriptions retrieve/update) and keeps every request, with its form body, so tests can check
+// subscriptions retrieve/update, metadata and cancel_at_period_end) and keeps every request, with its form body, so tests can check
 // what the service sent. Like Stripe, a repeated Idempotency-Key gets the first success again.
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -84,7 +84,10 @@ export async function startStripe (t?: { teardown: (fn: () => unknown) => void }
     if (sub) {
       const found = subscriptions.get(decodeURIComponent(sub[1]))
       if (!found) return stripeError(404, 'invalid_request_error', 'No such subscription')
-      if (r.method === 'POST') found.metadata = { ...(found.metadata as object), ...metadata('metadata') }
+      if (r.method === 'POST') {
+        found.metadata = { ...(found.metadata as object), ...metadata('metadata') }
+        if (f.cancel_at_period_end !== undefined) found.cancel_at_period_end = f.cancel_at_period_end === 'true'
+      }
       return { status: 200, body: found }
     }
     return stripeError(404, 'invalid_request_error', `Unrecognized request URL (${r.method}: ${r.path})`)

@@ -36,7 +36,7 @@ const idpRoutes: FastifyPluginAsyncTypebox = async (app) => {
       request.log.info({ reason: 'account-conflict' }, 'Google sign-in refused')
       return failed
     }
-    const user = await startSession(request, outcome.userId)
+    const user = await startSession(request, outcome.userId, { method: 'google' })
     return token === true
       ? { status: 'success' as const, isNewUser: outcome.isNewUser, token: app.issueToken(user) }
       : { status: 'success' as const, isNewUser: outcome.isNewUser }

@@ -11,7 +11,7 @@ const formResponses = { 200: FormResultSchema, ...errorResponses(...BODY_ERRORS,
 const MINUTE = 60_000
 
 const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
-  const { accounts } = app.services
+  const { accounts, passwordProof } = app.services
   const limits = config.rateLimits
   // sign-in starts a session (src/plugins/auth.ts)
   await app.register(app.sessionCookie)
@@ -38,7 +38,7 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
       }
       return { status: 'error' as const, fieldError: outcome.fieldError }
     }
-    const user = await startSession(request, outcome.userId, { remember })
+    const user = await startSession(request, outcome.userId, { remember, method: 'password' })
     return token === true ? { status: 'success' as const, token: app.issueToken(user) } : { status: 'success' as const }
   })
 
@@ -67,6 +67,9 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
     }
   }, async (request) => {
     if (!await accounts.confirm(request.params.hash, requestMeta(request))) throw notFound('this link is invalid or has expired')
+    // Opened in a browser signed in to the account with its password: that password is proven
+    // (docs/decisions.md, Account control). The session cookie is read by this scope's @fastify/session.
+    if (request.session.userId) await passwordProof.confirmedInSession(request.params.hash, request.session.sessionId)
     return { status: 'success' as const }
   })
 }
