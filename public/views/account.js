@@ -81,11 +81,12 @@ function passwordCard (ctx) {
     f.busy(true, 'Changing…')
     try {
       const result = await api.changePassword(current.value, next.value)
-      if (result.status !== 'success') return f.showField(result.fieldError, { password: 'newPassword' })
+      // the API names the field "password" for both: the current one refused, or the new one weak
+      if (result.status !== 'success') return f.showField(result.fieldError, { password: /current password/i.test(result.fieldError.message) ? 'currentPassword' : 'newPassword' })
       for (const input of [current, next, repeat]) input.value = ''
       f.showOk('Your password is changed. Your other sessions were signed out.')
     } catch (err) {
-      f.showForm(err.status === 404 ? 'Changing the password is not available yet.' : errorText(err))
+      f.showForm(errorText(err))
     } finally {
       f.busy(false, 'Change the password')
     }
@@ -127,7 +128,7 @@ function sessionsCard () {
       others.disabled = false
     } catch (err) {
       list.removeAttribute('aria-busy')
-      list.replaceChildren(h('li', { class: 'muted empty' }, err.status === 404 ? 'The list of sessions is not available yet.' : errorText(err)))
+      list.replaceChildren(h('li', { class: 'muted empty' }, errorText(err)))
     }
   }
   others.addEventListener('click', () => act(others, api.endOtherSessions))
@@ -153,8 +154,9 @@ function deleteCard (ctx) {
       await api.deleteAccount({ password: password.value })
       ctx.signedOut('Your account is deleted.')
     } catch (err) {
-      if (err.body?.fieldError) f.showField(err.body.fieldError)
-      else f.showForm(err.status === 403 ? 'The password is wrong.' : err.status === 404 ? 'Deleting the account is not available yet.' : errorText(err))
+      // 403: the password was refused (the API's message says why)
+      if (err.status === 403 && ctx.user.hasPassword) f.showField({ field: 'password', message: errorText(err) })
+      else f.showForm(errorText(err))
       f.busy(false, 'Delete my account')
     }
   })
