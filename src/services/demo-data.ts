@@ -3,150 +3,19 @@
 // Math.random. Shape: 40 categories (4 synthetic), 400 interests clustered by category, 6 red-flag
 // buckets carried by a few rare interests, 5,000 accounts, 2,000 profiles of about 1,400 people over the
 // five sources, heavy-tailed follow counts, follows and unfollows over the 24 months ending in `month`
-// with tastes that drift, and friendships mostly within a source.
+// with tastes that drift, and friendships mostly within a source. The first person is the showcase,
+// Alex Rivera, on every source (src/services/demo-showcase.ts).
 import type { Source } from '../../schemas/common.ts'
+import { day, daysIn, int, parseMonth, pad, pareto, pick, stream, weighted } from './demo-random.ts'
+import { ACCOUNT_STYLES, FIRST_NAMES, LAST_NAMES, LINKS, RED_FLAGS, TAXONOMY } from './demo-taxonomy.ts'
+import { redPageInterest, SHOWCASE, SHOWCASE_RED_PAGES, showcaseCategories, showcaseFollows, showcaseFriends, type DemoFollow } from './demo-showcase.ts'
+
+export { mulberry32 } from './demo-random.ts'
 
 export const DEMO_SIZES = { accounts: 5000, profiles: 2000, months: 24 } as const
 const SOURCES: Source[] = ['ig', 'fb', 'tt', 'tw', 'li']
 const ACCOUNT_SHARE: Record<Source, number> = { ig: 1500, fb: 1100, tt: 1000, tw: 800, li: 600 }
 const PROFILE_SHARE: Record<Source, number> = { ig: 600, fb: 450, tt: 400, tw: 300, li: 250 }
-
-const RED_FLAGS = [
-  ['rf-violence', 'Violence'],
-  ['rf-extremism', 'Extremism'],
-  ['rf-gambling', 'Gambling'],
-  ['rf-drugs', 'Drugs'],
-  ['rf-adult', 'Adult content'],
-  ['rf-hate', 'Hate speech']
-] as const
-
-// [category name, synthetic, interests]; an interest "Name|rf-x" is a red flag of bucket rf-x.
-const TAXONOMY: [string, boolean, string[]][] = [
-  ['Sport', false, ['Football', 'Basketball', 'Tennis', 'Boxing', 'Running', 'Cycling', 'Swimming', 'Formula 1', 'Street Fighting|rf-violence', 'Golf']],
-  ['Music', false, ['Rock', 'Jazz', 'Hip Hop', 'Classical Music', 'Electronic Music', 'K-Pop', 'Indie', 'Metal', 'Country Music', 'Live Concerts']],
-  ['Movies & TV', false, ['Sci-Fi Movies', 'Horror Movies', 'Documentaries', 'Sitcoms', 'Crime Series', 'Film Festivals', 'Animation', 'Reality TV', 'Superhero Movies', 'Classic Cinema']],
-  ['Gaming', false, ['Esports', 'RPG Games', 'Retro Gaming', 'Game Streaming', 'Strategy Games', 'Shooters', 'Indie Games', 'Mobile Games', 'Speedrunning', 'Board Games']],
-  ['Technology', false, ['Smartphones', 'Artificial Intelligence', 'Programming', 'Gadgets', 'Open Source', 'Cybersecurity', 'Robotics', 'Virtual Reality', 'Startups', 'Cloud Computing']],
-  ['Science', false, ['Astronomy', 'Physics', 'Biology', 'Chemistry', 'Space Exploration', 'Climate Science', 'Neuroscience', 'Mathematics', 'Genetics', 'Paleontology']],
-  ['Travel', false, ['Backpacking', 'Road Trips', 'Luxury Travel', 'City Breaks', 'Beach Holidays', 'Van Life', 'Cruises', 'Travel Hacks', 'Solo Travel', 'Island Hopping']],
-  ['Food & Drink', false, ['Baking', 'Vegan Food', 'Street Food', 'Coffee', 'Wine', 'Craft Beer', 'BBQ', 'Sushi', 'Healthy Recipes', 'Fine Dining']],
-  ['Fashion', false, ['Streetwear', 'Sneakers', 'Vintage Fashion', 'Luxury Brands', 'Sustainable Fashion', 'Menswear', 'Haute Couture', 'Jewelry', 'Watches', 'Thrifting']],
-  ['Beauty', false, ['Makeup', 'Skincare', 'Hair Styling', 'Nail Art', 'Fragrances', 'Barbering', 'Natural Beauty', 'Tattoos', 'Cosmetics Reviews', 'Spa']],
-  ['Fitness', false, ['Bodybuilding', 'Yoga', 'CrossFit', 'Home Workouts', 'Pilates', 'Calisthenics', 'Marathon Training', 'Powerlifting', 'Steroids|rf-drugs', 'Stretching']],
-  ['Health', false, ['Nutrition', 'Mental Health', 'Meditation', 'Sleep', 'Running Injuries', 'Dieting', 'Alternative Medicine', 'Wellness', 'First Aid', 'Women\'s Health']],
-  ['Parenting', false, ['Baby Care', 'Toddlers', 'Homeschooling', 'Family Travel', 'Pregnancy', 'Teen Parenting', 'Kids Crafts', 'Single Parenting', 'Kids Books', 'Family Recipes']],
-  ['Pets', false, ['Dogs', 'Cats', 'Aquariums', 'Horses', 'Birds', 'Reptiles', 'Pet Training', 'Animal Rescue', 'Dog Shows', 'Pet Grooming']],
-  ['Cars', false, ['Classic Cars', 'Electric Cars', 'Motorcycles', 'Car Tuning', 'Rally', 'Off-Roading', 'Supercars', 'Car Reviews', 'Street Racing|rf-violence', 'Trucks']],
-  ['Home & Garden', false, ['Interior Design', 'Gardening', 'Houseplants', 'Home Improvement', 'Tiny Houses', 'Minimalism', 'Cleaning Hacks', 'Urban Farming', 'Furniture', 'Real Estate']],
-  ['Art & Design', false, ['Painting', 'Street Art', 'Graphic Design', 'Sculpture', 'Illustration', 'Calligraphy', 'Modern Art', 'Ceramics', 'Typography', 'Museums']],
-  ['Photography', false, ['Portrait Photography', 'Landscape Photography', 'Street Photography', 'Film Photography', 'Drones', 'Wildlife Photography', 'Photo Editing', 'Astrophotography', 'Wedding Photography', 'Cameras']],
-  ['Books', false, ['Fantasy Books', 'Crime Novels', 'Poetry', 'Science Fiction', 'Biographies', 'Self-Help', 'Book Clubs', 'Comics', 'Romance Novels', 'Audiobooks']],
-  ['Business', false, ['Entrepreneurship', 'Marketing', 'Leadership', 'E-commerce', 'Productivity', 'Small Business', 'Sales', 'Remote Work', 'Negotiation', 'Public Speaking']],
-  ['Finance', false, ['Investing', 'Stock Market', 'Personal Finance', 'Real Estate Investing', 'Budgeting', 'Retirement Planning', 'Online Casinos|rf-gambling', 'Sports Betting|rf-gambling', 'Banking', 'Economics']],
-  ['Crypto', false, ['Bitcoin', 'Ethereum', 'NFTs', 'DeFi', 'Crypto Trading', 'Blockchain', 'Altcoins', 'Web3', 'Crypto Mining', 'Memecoins']],
-  ['Politics', false, ['Elections', 'Human Rights', 'Foreign Policy', 'Local Politics', 'Activism', 'Political Satire', 'Militias|rf-extremism', 'Environmental Policy', 'Debates', 'Radical Movements|rf-extremism']],
-  ['News', false, ['World News', 'Breaking News', 'Tech News', 'Business News', 'Local News', 'Sports News', 'Investigative Journalism', 'Podcasts', 'Weather', 'Fact Checking']],
-  ['Education', false, ['Online Courses', 'Language Learning', 'Study Tips', 'University Life', 'Teaching', 'Coding Bootcamps', 'History Lessons', 'Math Tutoring', 'Scholarships', 'Exam Prep']],
-  ['Humor', false, ['Memes', 'Stand-up Comedy', 'Pranks', 'Satire', 'Funny Animals', 'Sketch Comedy', 'Puns', 'Dark Humor|rf-hate', 'Comedy Podcasts', 'Parodies']],
-  ['Nature', false, ['Wildlife', 'Oceans', 'Forests', 'Birdwatching', 'National Parks', 'Conservation', 'Volcanoes', 'Weather Phenomena', 'Insects', 'Mountains']],
-  ['Outdoors', false, ['Hiking', 'Camping', 'Rock Climbing', 'Fishing', 'Hunting', 'Surfing', 'Skiing', 'Kayaking', 'Mountain Biking', 'Survival Skills']],
-  ['DIY & Crafts', false, ['Woodworking', 'Knitting', 'Sewing', 'Upcycling', '3D Printing', 'Electronics DIY', 'Jewelry Making', 'Candle Making', 'Scrapbooking', 'Leathercraft']],
-  ['Religion', false, ['Christianity', 'Islam', 'Buddhism', 'Judaism', 'Hinduism', 'Spirituality', 'Astrology', 'Theology', 'Pilgrimages', 'Religious Music']],
-  ['History', false, ['Ancient History', 'World War II', 'Medieval History', 'Archaeology', 'Military History', 'Royal Families', 'Genealogy', 'Historical Reenactment', 'Cold War', 'Ancient Egypt']],
-  ['Celebrities', false, ['Hollywood', 'Celebrity Gossip', 'Influencers', 'Red Carpet', 'Royal News', 'Pop Stars', 'Athletes', 'Reality Stars', 'Fan Clubs', 'Paparazzi']],
-  ['Dance', false, ['Ballet', 'Hip Hop Dance', 'Salsa', 'Tango', 'Contemporary Dance', 'Breakdance', 'Dance Challenges', 'Ballroom', 'Folk Dance', 'Pole Dance|rf-adult']],
-  ['Anime & Comics', false, ['Anime', 'Manga', 'Cosplay', 'Marvel', 'DC Comics', 'Webcomics', 'Studio Ghibli', 'Mecha', 'Graphic Novels', 'Hentai|rf-adult']],
-  ['Architecture', false, ['Modern Architecture', 'Gothic Architecture', 'Skyscrapers', 'Urban Planning', 'Sustainable Building', 'Bridges', 'Brutalism', 'Historic Buildings', 'Landscape Architecture', 'Interior Architecture']],
-  ['Careers', false, ['Job Hunting', 'Resume Tips', 'Networking', 'Freelancing', 'Career Change', 'Internships', 'Workplace Culture', 'Salary Negotiation', 'Side Hustles', 'Personal Branding']],
-  ['Trending', true, ['Viral Videos', 'Challenges', 'Giveaways', 'Life Hacks', 'Unboxing', 'ASMR', 'Party Drugs|rf-drugs', 'Trending Sounds', 'Reaction Videos', 'Livestreams']],
-  ['Local', true, ['Local Events', 'Neighborhood Groups', 'Farmers Markets', 'City Guides', 'Local Restaurants', 'Community Sports', 'Volunteering', 'Local Music', 'Flea Markets', 'Local Shops']],
-  ['Lifestyle', true, ['Daily Vlogs', 'Motivation', 'Luxury Lifestyle', 'Self Care', 'Morning Routines', 'Relationships', 'Weddings', 'Nightlife', 'Hate Pages|rf-hate', 'Digital Nomads']],
-  ['Other', true, ['Quizzes', 'Horoscopes', 'Conspiracy Theories', 'Collectibles', 'Lottery', 'Puzzles', 'True Crime', 'Paranormal', 'Urban Legends', 'Trivia']]
-]
-
-const FIRST_NAMES = [
-  'Emma', 'Liam', 'Olivia', 'Noah', 'Ava', 'Elijah', 'Sophia', 'Lucas', 'Mia', 'Mateo', 'Isabella', 'Leo',
-  'Amelia', 'Ethan', 'Harper', 'James', 'Evelyn', 'Aiden', 'Luna', 'Oliver', 'Chloe', 'Daniel', 'Zoe', 'Samuel',
-  'Nora', 'Henry', 'Lily', 'Jack', 'Hannah', 'Owen', 'Aria', 'Wyatt', 'Layla', 'Julian', 'Ella', 'Gabriel',
-  'Maya', 'Adam', 'Sara', 'David', 'Anna', 'Yusuf', 'Fatima', 'Omar', 'Aisha', 'Ivan', 'Olga', 'Marco',
-  'Giulia', 'Pierre', 'Camille', 'Hans', 'Lena', 'Kenji', 'Yuki', 'Wei', 'Mei', 'Raj', 'Priya', 'Diego'
-]
-const LAST_NAMES = [
-  'Smith', 'Johnson', 'Williams', 'Brown', 'Jones', 'Garcia', 'Miller', 'Davis', 'Rodriguez', 'Martinez',
-  'Hernandez', 'Lopez', 'Wilson', 'Anderson', 'Thomas', 'Taylor', 'Moore', 'Jackson', 'Martin', 'Lee',
-  'Thompson', 'White', 'Harris', 'Clark', 'Lewis', 'Walker', 'Young', 'Allen', 'King', 'Wright',
-  'Scott', 'Green', 'Baker', 'Adams', 'Nelson', 'Hill', 'Campbell', 'Mitchell', 'Roberts', 'Carter',
-  'Novak', 'Kowalski', 'Petrov', 'Rossi', 'Dubois', 'Schmidt', 'Tanaka', 'Sato', 'Chen', 'Wang',
-  'Patel', 'Singh', 'Kim', 'Park', 'Silva', 'Santos', 'Costa', 'Jensen', 'Larsen', 'Nakamura'
-]
-const ACCOUNT_STYLES: [string, string][] = [
-  ['{}daily', '{} Daily'], ['{}_hub', '{} Hub'], ['the{}', 'The {}'], ['{}.world', '{} World'],
-  ['{}fans', '{} Fans'], ['{}.news', '{} News'], ['i.love.{}', 'I Love {}'], ['{}club', '{} Club'],
-  ['{}_official', '{} Official'], ['{}insider', '{} Insider'], ['all.about.{}', 'All About {}'], ['{}zone', '{} Zone']
-]
-const LINKS: Record<Source, (u: string) => string> = {
-  ig: (u) => `https://www.instagram.com/${u}/`,
-  fb: (u) => `https://www.facebook.com/${u}`,
-  tt: (u) => `https://www.tiktok.com/@${u}`,
-  tw: (u) => `https://x.com/${u}`,
-  li: (u) => `https://www.linkedin.com/in/${u}`
-}
-
-// ---------------------------------------------------------------- randomness
-
-/** mulberry32: a tiny, fast 32-bit PRNG; numbers in [0, 1) */
-export function mulberry32 (seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-// One independent stream per purpose (and per profile), so that each part is stable on its own.
-function stream (seed: number, label: string): () => number {
-  let h = (seed ^ 0x9e3779b9) >>> 0
-  for (let i = 0; i < label.length; i++) h = Math.imul(h ^ label.charCodeAt(i), 0x01000193) >>> 0
-  h = Math.imul(h ^ (h >>> 16), 0x45d9f3b) >>> 0
-  return mulberry32(h ^ (h >>> 16))
-}
-
-type Rng = () => number
-const int = (rng: Rng, n: number) => Math.floor(rng() * n)
-const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[int(rng, xs.length)]
-
-/** index drawn with the given weights */
-function weighted (rng: Rng, weights: readonly number[], total = weights.reduce((s, w) => s + w, 0)): number {
-  let x = rng() * total
-  for (let i = 0; i < weights.length; i++) {
-    x -= weights[i]
-    if (x < 0) return i
-  }
-  return weights.length - 1
-}
-
-/** Pareto-distributed whole number >= min (heavy tail), capped */
-const pareto = (rng: Rng, min: number, alpha: number, cap: number) =>
-  Math.min(cap, Math.floor(min / Math.pow(1 - rng(), 1 / alpha)))
-
-// ---------------------------------------------------------------- calendar
-
-function parseMonth (month: string): number {
-  const m = /^(\d{4})-(\d{2})$/.exec(month)
-  if (!m || Number(m[2]) < 1 || Number(m[2]) > 12 || Number(m[1]) < 1900) throw new Error(`month must be YYYY-MM, not ${JSON.stringify(month)}`)
-  return Number(m[1]) * 12 + Number(m[2]) - 1
-}
-const pad = (n: number, w = 2) => String(n).padStart(w, '0')
-function daysIn (index: number): number {
-  const y = Math.floor(index / 12)
-  const m = index % 12
-  if (m === 1) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28
-  return [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m]
-}
-const day = (index: number, d: number) => `${Math.floor(index / 12)}-${pad(index % 12 + 1)}-${pad(d)}`
 
 /** the current UTC month, YYYY-MM (the CLI's default; the generator itself never reads a clock) */
 export const currentMonth = (now = Date.now()) => new Date(now).toISOString().slice(0, 7)
@@ -192,26 +61,30 @@ export function * demoDataLines (seed: number, month: string): Generator<string>
   order.forEach((c, rank) => { categoryWeight[c] = 1 / (rank + 1) ** 0.8 })
   const interestWeights = byCategory.map((list) => list.map((i, rank) => (i.redFlag ? 0.2 : 1) / (rank + 1) ** 0.7))
 
-  // Accounts: pages about one category, with 1 to 3 interests (a few have none).
+  // Accounts: pages about one category, with 1 to 3 interests (a few have none). The first few of
+  // each source are the red-flag pages the showcase follows.
   const accounts: Account[] = []
+  const interestsOf: string[][] = []
   const accountsBy = new Map<string, number[]>()
   const arng = stream(seed, 'accounts')
   const taken = new Set<string>()
   for (const source of SOURCES) {
     for (let n = 0; n < ACCOUNT_SHARE[source]; n++) {
-      const category = weighted(arng, categoryWeight)
+      const red = n < SHOWCASE_RED_PAGES ? redPageInterest(interests, source, n) : null
+      const category = red ? red.category : weighted(arng, categoryWeight)
       const draw = (c: number) => byCategory[c][weighted(arng, interestWeights[c])]
-      const own = new Set<Interest>([draw(category)])
-      if (arng() < 0.35) own.add(draw(category))
-      if (arng() < 0.15) own.add(draw(weighted(arng, categoryWeight)))
+      const own = new Set<Interest>([red ?? draw(category)])
+      if (!red && arng() < 0.35) own.add(draw(category))
+      if (!red && arng() < 0.15) own.add(draw(weighted(arng, categoryWeight)))
       const list = [...own]
-      const none = arng() < 0.03
+      const none = !red && arng() < 0.03
       const [uStyle, nStyle] = pick(arng, ACCOUNT_STYLES)
       let username = uStyle.replace('{}', slug(list[0].name))
       while (taken.has(`${source}/${username}`)) username = `${uStyle.replace('{}', slug(list[0].name))}${int(arng, 900) + 100}`
       taken.add(`${source}/${username}`)
       const id = `a-${pad(accounts.length + 1, 4)}`
       accounts.push({ id, source, category })
+      interestsOf.push(none ? [] : list.map((i) => i.id))
       for (const key of [source, `${source}/${category}`]) {
         let list = accountsBy.get(key)
         if (!list) accountsBy.set(key, list = [])
@@ -231,6 +104,18 @@ export function * demoDataLines (seed: number, month: string): Generator<string>
   const profiles: Profile[] = []
   const left = { ...PROFILE_SHARE }
   const usernames = new Set<string>()
+  const favourites = (source: Source) => showcaseCategories(categories.map((c) => c.name), source)
+  people.push({ first: SHOWCASE.first, last: SHOWCASE.last, early: favourites('ig').slice(0, 5), late: favourites('ig').slice(5), weights: [], drift: start })
+  for (const source of SOURCES) {
+    const id = `p-${pad(profiles.length + 1, 4)}`
+    profiles.push({ id, source, username: SHOWCASE.username, person: 0 })
+    usernames.add(`${source}/${SHOWCASE.username}`)
+    left[source]--
+    yield JSON.stringify({
+      type: 'profile', id, source, username: SHOWCASE.username, fullname: SHOWCASE.fullname,
+      image: `https://img.example.com/p/${id}.jpg`, link: LINKS[source](SHOWCASE.username)
+    })
+  }
   while (profiles.length < DEMO_SIZES.profiles) {
     const k = 1 + weighted(prng, [55, 25, 12, 5, 3])
     const sources: Source[] = []
@@ -273,9 +158,32 @@ export function * demoDataLines (seed: number, month: string): Generator<string>
     }
   }
 
+  // The showcase's follows, and its friends with the pages they follow on top of their own.
+  const showcase = new Map<string, DemoFollow[]>()
+  const friendPages = new Map<string, number[]>()
+  for (const p of profiles.filter((x) => x.person === 0)) {
+    const redPages = accountsBy.get(p.source)!.slice(0, SHOWCASE_RED_PAGES)
+    const follows = showcaseFollows(p.source, {
+      seed, start, end, categories: favourites(p.source), redPages,
+      pool: (c) => accountsBy.get(`${p.source}/${c}`) ?? [], categoryOf: (a) => accounts[a].category, interestsOf: (a) => interestsOf[a]
+    })
+    showcase.set(p.id, follows)
+    const kept = follows.filter((f) => f.until === null && !redPages.includes(f.account)).map((f) => f.account)
+    const others = profiles.filter((x) => x.source === p.source && x.person !== 0).map((x) => x.id)
+    for (const [friend, pages] of showcaseFriends(p.source, seed, others, kept, redPages)) friendPages.set(`${p.id}/${friend}`, pages)
+  }
+  const extraPages = new Map<string, number[]>()
+  for (const [pair, pages] of friendPages) extraPages.set(pair.split('/')[1], pages)
+
   // Follows: heavy-tailed counts, mostly on the person's favourite categories of the time;
   // follows of a category the person drifted away from are often dropped.
   for (const p of profiles) {
+    if (showcase.has(p.id)) {
+      for (const f of showcase.get(p.id)!.sort((x, y) => x.since < y.since ? -1 : x.since > y.since ? 1 : x.account - y.account)) {
+        yield JSON.stringify({ type: 'follow', profileId: p.id, accountId: accounts[f.account].id, since: f.since, until: f.until })
+      }
+      continue
+    }
     const frng = stream(seed, `follows/${p.id}`)
     const person = people[p.person]
     const count = pareto(frng, 8, 1.3, 600)
@@ -305,6 +213,12 @@ export function * demoDataLines (seed: number, month: string): Generator<string>
       }
       follows.push({ account, since: day(since, 1 + int(frng, daysIn(since))), until })
     }
+    for (const account of extraPages.get(p.id) ?? []) {
+      if (chosen.has(account)) continue
+      chosen.add(account)
+      const since = start + int(frng, end - start)
+      follows.push({ account, since: day(since, 1 + int(frng, daysIn(since))), until: null })
+    }
     follows.sort((x, y) => x.since < y.since ? -1 : x.since > y.since ? 1 : x.account - y.account)
     for (const f of follows) {
       yield JSON.stringify({ type: 'follow', profileId: p.id, accountId: accounts[f.account].id, since: f.since, until: f.until })
@@ -316,6 +230,12 @@ export function * demoDataLines (seed: number, month: string): Generator<string>
   const bySource = new Map<Source, number[]>(SOURCES.map((s) => [s, []]))
   profiles.forEach((p, i) => bySource.get(p.source)!.push(i))
   const pairs = new Set<string>()
+  for (const pair of friendPages.keys()) {
+    const [x, y] = pair.split('/')
+    const [a, b] = x < y ? [x, y] : [y, x]
+    pairs.add(`${a}/${b}`)
+    yield JSON.stringify({ type: 'friend', a, b })
+  }
   for (let i = 0; i < profiles.length; i++) {
     const p = profiles[i]
     const degree = pareto(fr, 2, 1.8, 40)
