@@ -91,5 +91,19 @@ t.test('loading, empty and error states', { skip }, async (t) => {
     await page.locator('#profile-results .empty', { hasText: 'No profile matches.' }).waitFor(WAIT)
   })
 
+  await t.test('sign-up without a mail server: "check your inbox" names the development outbox', async (t) => {
+    const { context, page } = await d.newPage('states-outbox')
+    t.teardown(() => context.close())
+    const email = uniqueEmail('states-outbox')
+    await page.goto(PUBLIC_ORIGIN)
+    await page.click('#tab-signup')
+    await page.fill('#signup-email', email)
+    await page.fill('#signup-password', GOOD_PASSWORD)
+    await page.click('#signup-form button[type=submit]')
+    await page.locator('#check-inbox').waitFor(WAIT)
+    t.match(await page.textContent('#check-inbox'), /Check your inbox/)
+    t.equal(await page.textContent('#check-inbox code'), d.app.config.mail.outboxDir, 'where the development mails are written')
+  })
+
   t.same(d.problems.filter((p) => !/ERR_INTERNET_DISCONNECTED/.test(p)), [], 'no script error and no CSP violation')
 })
