@@ -49,19 +49,6 @@ export async function startDashboard (t: Tap, env: Record<string, string> = {}) 
   // teardowns run last in, first out: the browser closes before the app
   t.teardown(() => browser.close())
 
-  // The mailed links' paths are served by the app (index.html, no-referrer, no-store). Where this
-  // build does not serve them yet, the browser is given the same page for them, so the journeys still
-  // walk the real /confirm/<secret> and /recovery/<secret> addresses.
-  const linkPagesServed = (await app.inject({ method: 'GET', url: '/confirm/probe' })).statusCode === 200
-
-  // Likewise GET /client-config: where this build lacks it, the browser is answered what it would say.
-  const clientConfigServed = (await app.inject({ method: 'GET', url: '/api/v1/client-config' })).statusCode === 200
-  const clientConfig = {
-    googleClientId: app.config.google.clientIds[0] ?? null,
-    billing: Boolean(app.config.stripe.secretKey),
-    devOutbox: null
-  }
-
   /** script errors and CSP violations seen by any page; a test ends by checking it is empty */
   const problems: string[] = []
 
@@ -70,14 +57,6 @@ export async function startDashboard (t: Tap, env: Record<string, string> = {}) 
     const context = await browser.newContext({ viewport })
     // Google's script cannot load offline; the tests drive its callback instead
     await context.route('https://accounts.google.com/**', (route) => route.abort('blockedbyclient'))
-    if (!linkPagesServed) {
-      await context.route(/^http:\/\/localhost:8443\/(confirm|recovery)\/[^/]+$/, async (route) => {
-        await route.fulfill({ response: await route.fetch({ url: `http://127.0.0.1:${port}/` }) })
-      })
-    }
-    if (!clientConfigServed) {
-      await context.route(`${PUBLIC_ORIGIN}/api/v1/client-config`, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(clientConfig) }))
-    }
     const page = await context.newPage()
     page.on('pageerror', (err) => problems.push(`${name}: page error: ${err.message}`))
     page.on('console', (msg) => {
@@ -86,7 +65,7 @@ export async function startDashboard (t: Tap, env: Record<string, string> = {}) 
     return { context, page }
   }
 
-  return { app, browser, port, problems, newPage, linkPagesServed }
+  return { app, browser, port, problems, newPage }
 }
 
 export interface AxeViolation { id: string, impact: string | null, help: string, targets: string[] }

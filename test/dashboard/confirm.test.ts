@@ -10,7 +10,6 @@ import { inspectView, linkIn, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from '
 t.test('confirming the e-mail address', { skip }, async (t) => {
   const smtp = await startSmtp(t)
   const d = await startDashboard(t, { SMTP_URL: smtp.url })
-  if (!d.linkPagesServed) t.comment('the app does not serve /confirm/<secret> yet: the browser is given index.html for it')
   const confirmMails = (email: string) => smtp.to(email).filter((m) => /confirm/i.test(m.subject))
   const signUp = async (email: string) => {
     const res = await d.app.inject({ method: 'POST', url: '/api/v1/auth/signup', payload: { email, password: GOOD_PASSWORD, token: 'captcha' } })
@@ -36,6 +35,10 @@ t.test('confirming the e-mail address', { skip }, async (t) => {
     const link = linkIn(mail.text, 'confirm')
     const res = await page.goto(link)
     t.equal(res!.status(), 200)
+    const headers = await res!.allHeaders()
+    t.match(headers['content-type'], /^text\/html/)
+    t.equal(headers['referrer-policy'], 'no-referrer', 'the page sends no Referer')
+    t.match(headers['cache-control'], /no-store/, 'no copy of the page is kept')
     await page.locator('#confirm-view[data-state="confirmed"]').waitFor(WAIT)
     t.equal(page.url(), `${PUBLIC_ORIGIN}/#/confirm`, 'the secret is out of the address bar')
     t.notOk(await page.evaluate(() => location.href.includes('/confirm/')))
