@@ -114,6 +114,8 @@ t.test('every secret-handling flow, and then not one secret in any log line', as
   // confirmation: the mailed secret in the path
   const confirm = await mailedSecret(user.email, 'confirm')
   capture.secret(confirm)
+  // as a person follows it: the page the link opens, then the call its script makes
+  t.equal((await app.inject({ url: `/confirm/${confirm}` })).statusCode, 200, 'the confirmation page')
   t.equal((await app.inject({ method: 'POST', url: `/api/v1/auth/confirm/${confirm}` })).statusCode, 200)
   t.equal((await app.inject({ method: 'POST', url: `/api/v1/auth/confirm/${random(32)}` })).statusCode, 404)
 
@@ -122,6 +124,7 @@ t.test('every secret-handling flow, and then not one secret in any log line', as
   const recovery = await mailedSecret(user.email, 'recovery')
   capture.secret(recovery)
   capture.secret(NEW_PASSWORD)
+  t.equal((await app.inject({ url: `/recovery/${recovery}` })).statusCode, 200, 'the recovery page')
   t.same((await app.inject({ url: `/api/v1/auth/recovery/${recovery}` })).json(), { status: 'success' })
   t.same((await app.inject({ method: 'POST', url: `/api/v1/auth/recovery/${recovery}`, payload: { password: NEW_PASSWORD } })).json(), { status: 'success' })
   const res = await app.inject({ method: 'POST', url: '/api/v1/auth/signin', payload: { email: user.email, password: NEW_PASSWORD, token: true } })
@@ -179,6 +182,8 @@ t.test('every secret-handling flow, and then not one secret in any log line', as
   const all = lines.join('\n')
   t.match(all, '/api/v1/auth/confirm/[redacted]', 'the confirmation path is logged, its secret redacted')
   t.match(all, '/api/v1/auth/recovery/[redacted]', 'the recovery path is logged, its secret redacted')
+  t.match(all, '"url":"/confirm/[redacted]"', 'the confirmation page is logged, its secret redacted')
+  t.match(all, '"url":"/recovery/[redacted]"', 'the recovery page is logged, its secret redacted')
   t.match(all, 'mail written to outbox', 'the outbox lines are there (without their links)')
   t.match(all, /"level":50.*stripe/, 'the failing Stripe call is logged as an error')
   t.match(all, /"level":40.*database unavailable/, 'the database failure is logged')
