@@ -7,11 +7,20 @@ let refreshing = null
 let onAuthLost = () => {}
 
 export class ApiError extends Error {
-  constructor (status, body) {
+  constructor (status, body, retryAfter = null) {
     super(body?.message ?? `request failed (${status})`)
     this.status = status
     this.body = body
+    /** seconds to wait, from a 429's or 503's Retry-After header */
+    this.retryAfter = retryAfter
   }
+}
+
+function failure (res, data) {
+  const header = res.headers.get('retry-after')
+  let seconds = header === null ? null : Number(header)
+  if (header !== null && !Number.isFinite(seconds)) seconds = Math.max(0, Math.round((Date.parse(header) - Date.now()) / 1000)) || null
+  return new ApiError(res.status, data, seconds)
 }
 
 export function setToken (value) { token = value }
@@ -44,7 +53,7 @@ async function request (method, path, body) {
       onAuthLost()
     }
   }
-  if (!res.ok) throw new ApiError(res.status, data)
+  if (!res.ok) throw failure(res, data)
   return data
 }
 
@@ -64,9 +73,9 @@ export function refresh () {
 }
 
 // Form endpoints answer HTTP 200 with {status:"error", fieldError} on a refusal (spec rule 1).
-async function form (path, body) {
-  const { res, data } = await send('POST', path, body, false)
-  if (!res.ok) throw new ApiError(res.status, data)
+async function form (path, body, method = 'POST') {
+  const { res, data } = await send(method, path, body, false)
+  if (!res.ok) throw failure(res, data)
   return data
 }
 
@@ -87,6 +96,55 @@ export async function signOut () {
 }
 
 export const info = () => request('GET', '/auth/info')
+
+/** {googleClientId, billing, devOutbox}: what this deployment offers the page */
+export async function clientConfig () {
+  const fallback = { googleClientId: null, billing: true, devOutbox: null }
+  try {
+    const { res, data } = await send('GET', '/client-config', undefined, false)
+    return res.ok && data ? { ...fallback, ...data } : fallback
+  } catch {
+    return fallback
+  }
+}
+
+// Mailed links (the secret travels in the API path, which the server's logs redact)
+const secretPath = (secret) => encodeURIComponent(secret)
+
+/** 'confirmed', or 'invalid' for an unknown, used-up or expired link */
+export async function confirmEmail (secret) {
+  const { res, data } = await send('POST', `/auth/confirm/${secretPath(secret)}`, undefined, false)
+  if (res.ok) return 'confirmed'
+  if (res.status === 404) return 'invalid'
+  throw failure(res, data)
+}
+export const resendConfirmation = () => request('POST', '/auth/confirm/resend')
+export const requestRecovery = (email) => form('/auth/recovery', { email })
+export const checkRecovery = (secret) => form(`/auth/recovery/${secretPath(secret)}`, undefined, 'GET')
+export const resetPassword = (secret, password) => form(`/auth/recovery/${secretPath(secret)}`, { password })
+
+/** Google Identity Services' credential response, posted as it comes (clientId, credential, select_by) */
+export async function googleSignIn ({ clientId, credential, select_by: selectBy }) {
+  const result = await form('/auth/idp', { clientId, credential, select_by: selectBy ?? 'btn', token: true })
+  if (result.status === 'success') token = result.token
+  return result
+}
+export const unlinkGoogle = () => request('DELETE', '/auth/idp')
+
+// Billing: Stripe's pages are opened by sending the browser to the URL the API answers
+export const checkout = (successUrl, cancelUrl) => request('POST', '/billing/checkout', { successUrl, cancelUrl })
+export const billingPortal = (returnUrl) => request('POST', '/billing/portal', { returnUrl })
+export const redeemPromocode = (promocode) => request('POST', '/billing/promocode', { promocode })
+
+// The account: sessions, password, deletion
+export const sessions = () => request('GET', '/auth/sessions')
+export const endSession = (sessionId) => request('DELETE', `/auth/sessions/${encodeURIComponent(sessionId)}`)
+export const endOtherSessions = () => request('DELETE', '/auth/sessions')
+export const changePassword = (currentPassword, newPassword) => request('POST', '/auth/password', { currentPassword, newPassword })
+export async function deleteAccount (proof) {
+  await request('DELETE', '/auth/account', proof)
+  token = null
+}
 
 function query (params) {
   const q = new URLSearchParams()

@@ -1,16 +1,29 @@
-// The report dashboard: restores the session, then routes between the home (search, new report,
-// past reports) and a report page. Hash routes (#/, #/report/<id>) need nothing from the server.
+// The dashboard: restores the session, then routes between the home (search, new report, past
+// reports), a report page, the account page and the pages of the mailed links. Hash routes (#/,
+// #/report/<id>, #/account, #/confirm, #/recovery) need nothing from the server; the mailed links'
+// own paths (/confirm/<secret>, /recovery/<secret>) are turned into #/confirm and #/recovery by
+// link.js, which must stay the first import: it takes the secret out of the address bar.
+import { mailedLink } from './link.js'
 import * as api from './api.js'
-import { h, plural } from './dom.js'
+import { errorText, h, OFFLINE_TEXT, plural } from './dom.js'
+import { subscribed } from './billing.js'
 import { authView } from './views/auth.js'
 import { homeView } from './views/home.js'
 import { reportView } from './views/report.js'
+import { accountView } from './views/account.js'
+import { confirmView, recoveryView } from './views/links.js'
 
 const main = document.getElementById('main')
 const account = document.getElementById('account')
+const banners = document.getElementById('banners')
 
 let user = null
+let config = { googleClientId: null, billing: true, devOutbox: null }
 let dispose = () => {}
+/** one-shot things the next home view shows: {passwordReset} */
+let flash = {}
+/** this page signed the account up: its banner says "check your inbox" */
+let justSignedUp = false
 
 function mount (view) {
   dispose()
@@ -31,6 +44,12 @@ async function refreshUser () {
     user = null
   }
   renderAccount()
+  renderBanners()
+}
+
+async function reload () {
+  await refreshUser()
+  route()
 }
 
 function renderAccount () {
@@ -38,7 +57,6 @@ function renderAccount () {
     account.replaceChildren()
     return
   }
-  const subscribed = user?.subscription && ['active', 'trialing'].includes(user.subscription.status)
   const signOut = h('button', { type: 'button', class: 'button ghost small', id: 'sign-out' }, 'Sign out')
   signOut.addEventListener('click', async () => {
     signOut.disabled = true
@@ -46,37 +64,121 @@ function renderAccount () {
     signedOut()
   })
   account.replaceChildren(
-    user ? h('span', { class: 'account-email', title: user.email }, user.email) : null,
-    user ? h('span', { class: 'credits', id: 'credits' }, subscribed ? 'Subscribed' : plural(user.reportCredits, 'credit')) : null,
+    user ? h('a', { class: 'account-email', href: '#/account', title: 'Your account', id: 'account-link' }, user.email) : null,
+    user ? h('span', { class: 'credits', id: 'credits' }, subscribed(user) ? 'Subscribed' : plural(user.reportCredits, 'credit')) : null,
     signOut
   )
 }
 
-function signedOut () {
-  user = null
-  renderAccount()
-  document.body.dataset.auth = 'signed-out'
-  mount(authView({ onSignedIn }))
+/** the banners above every view: offline, and an account whose address is not confirmed yet */
+function renderBanners () {
+  const list = []
+  if (navigator.onLine === false) list.push(h('div', { class: 'banner warn', id: 'offline-banner', role: 'status' }, OFFLINE_TEXT))
+  if (api.signedIn() && user && !user.confirmed) {
+    const status = h('span', { class: 'banner-status', role: 'status' })
+    const resend = h('button', { type: 'button', class: 'button small', id: 'resend-banner' }, 'Resend the confirmation mail')
+    resend.addEventListener('click', async () => {
+      resend.disabled = true
+      try {
+        await api.resendConfirmation()
+        status.textContent = `Sent to ${user.email}: check your inbox.`
+      } catch (err) {
+        status.textContent = errorText(err)
+        resend.disabled = false
+      }
+    })
+    // right after sign-up the banner says where the mail went (and, in development, where it is kept)
+    list.push(justSignedUp
+      ? h('div', { class: 'banner inbox', id: 'check-inbox' },
+        h('div', { class: 'banner-text' },
+          h('strong', null, 'Check your inbox. '),
+          `We sent a link to ${user.email} to confirm your address.`,
+          config.devOutbox ? h('span', { class: 'dev-outbox' }, ' Development: the mails are also written to ', h('code', null, config.devOutbox), '.') : null),
+        resend, status)
+      : h('div', { class: 'banner', id: 'confirm-banner' },
+        h('span', { class: 'banner-text' }, 'Your e-mail address is not confirmed yet: open the link in the mail we sent you.'), resend, status))
+  }
+  banners.replaceChildren(...list)
 }
 
-async function onSignedIn () {
+function signedOut (notice) {
+  user = null
+  justSignedUp = false
+  renderAccount()
+  renderBanners()
+  document.body.dataset.auth = 'signed-out'
+  const view = authView({ onSignedIn, config })
+  if (notice) view.node.prepend(h('p', { class: 'notice ok', role: 'status' }, notice))
+  mount(view)
+}
+
+/** opts: {signedUp, passwordReset}; stay: the current view goes on (it asked for the sign-in itself) */
+async function onSignedIn (opts = {}) {
   document.body.dataset.auth = 'signed-in'
+  flash = { ...opts }
+  if (opts.signedUp) justSignedUp = true
   await refreshUser()
-  route()
+  if (opts.stay) return
+  if (location.hash.startsWith('#/confirm') || location.hash.startsWith('#/recovery')) navigate('#/')
+  else route()
 }
 
 function route () {
+  const hash = location.hash
+  const ctx = { user, config, navigate, refreshUser, reload, signedOut, onSignedIn }
+  // the mailed links' pages work signed in or out; the secret is read once, from link.js
+  if (hash.startsWith('#/confirm')) return mount(confirmView({ ...ctx, secret: takeSecret('confirm') }))
+  if (hash.startsWith('#/recovery')) return mount(recoveryView({ ...ctx, secret: takeSecret('recovery') }))
+  takeSecret(null)
   if (!api.signedIn()) return signedOut()
-  const match = /^#\/report\/([^/?#]+)/.exec(location.hash)
-  const ctx = { user, navigate, refreshUser }
+  const match = /^#\/report\/([^/?#]+)/.exec(hash)
   if (match) mount(reportView({ ...ctx, reportId: decodeURIComponent(match[1]) }))
-  else mount(homeView(ctx))
+  else if (hash.startsWith('#/account')) mount(accountView({ ...ctx, paid: hash === '#/account/paid' }))
+  else mount(homeView({ ...ctx, flash: takeFlash() }))
   window.scrollTo(0, 0)
+  if (hash === '#/account/paid' && !subscribed(user)) waitForSubscription()
 }
 
-api.whenAuthLost(signedOut)
+const secrets = mailedLink ? { [mailedLink.kind]: mailedLink.secret } : {}
+function takeSecret (kind) {
+  // kept for re-renders of the same page (a sign-in on it), forgotten once another page opens
+  for (const k of Object.keys(secrets)) if (k !== kind) delete secrets[k]
+  return secrets[kind] ?? null
+}
+
+function takeFlash () {
+  const f = flash
+  flash = {}
+  return f
+}
+
+// Back from Checkout: the webhook that activates the subscription may land a moment later.
+let waiting = false
+async function waitForSubscription () {
+  if (waiting) return
+  waiting = true
+  for (let i = 0; i < 15 && location.hash === '#/account/paid' && !subscribed(user); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    const before = user?.subscription?.status
+    await refreshUser()
+    if (user?.subscription?.status !== before && location.hash === '#/account/paid') route()
+  }
+  waiting = false
+}
+
+api.whenAuthLost(() => signedOut())
 window.addEventListener('hashchange', route)
+window.addEventListener('online', renderBanners)
+window.addEventListener('offline', renderBanners)
 
 // A reload keeps nothing but the session cookie: it gives a fresh JWT when still signed in.
-if (await api.refresh()) await onSignedIn()
-else signedOut()
+const [restored, loaded] = await Promise.all([api.refresh(), api.clientConfig()])
+config = loaded
+if (restored) {
+  document.body.dataset.auth = 'signed-in'
+  await refreshUser()
+  route()
+} else {
+  document.body.dataset.auth = 'signed-out'
+  route()
+}

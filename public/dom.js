@@ -24,6 +24,8 @@ function append (el, children) {
   }
 }
 
+export const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
 /** a profile's link when it is a web address; anything else (javascript:, data:) is not linked */
 export function webLink (url) {
   try {
@@ -94,7 +96,6 @@ export function formatMonth (yyyyMm) {
   return Number.isFinite(y) && Number.isFinite(m) ? month.format(new Date(Date.UTC(y, m - 1, 1))) : yyyyMm
 }
 
-export const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
 export function statusBadge (status) {
   const labels = { draft: 'Draft', queued: 'Queued', generating: 'Generating', ready: 'Ready', failed: 'Failed' }
@@ -109,10 +110,26 @@ export function debounce (fn, ms) {
   }
 }
 
-/** a message line for a failed request */
+const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' })
+
+/** when a refused request may be sent again: "in 30 seconds (at 14:05)" */
+export function retryWhen (seconds) {
+  if (!Number.isFinite(seconds) || seconds <= 0) return 'in a moment'
+  const wait = seconds < 90 ? plural(Math.ceil(seconds), 'second') : plural(Math.ceil(seconds / 60), 'minute')
+  return `in ${wait} (at ${clock.format(new Date(Date.now() + seconds * 1000))})`
+}
+
+export const OFFLINE_TEXT = 'You are offline. Check your connection; the page works again once you are back online.'
+export const UNAVAILABLE_TEXT = 'The service is unavailable, try again shortly.'
+
+/** a message line for a failed request: offline, unreachable, rate-limited, unavailable, or the API's message */
 export function errorText (err, fallback = 'Something went wrong. Please try again.') {
-  if (!err || typeof err.status !== 'number') return 'The server could not be reached. Check your connection and try again.'
-  if (err.status === 429) return 'Too many requests. Please wait a moment and try again.'
+  if (!err || typeof err.status !== 'number') {
+    // fetch rejects with a TypeError when no answer came back at all
+    return navigator.onLine === false ? OFFLINE_TEXT : 'The server could not be reached. Check your connection and try again.'
+  }
+  if (err.status === 429) return `Too many requests. Try again ${retryWhen(err.retryAfter)}.`
+  if (err.status === 503) return UNAVAILABLE_TEXT
   if (err.status >= 500) return fallback
   return err.body?.message ? `${err.body.message[0].toUpperCase()}${err.body.message.slice(1)}.` : fallback
 }

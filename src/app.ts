@@ -96,7 +96,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     allowHttp: config.allowHttp,
     corsOrigins: config.corsOrigins,
     apiPrefix: API_PREFIX,
-    documentPrefixes: [`${API_PREFIX}/docs`]
+    documentPrefixes: [`${API_PREFIX}/docs`],
+    googleSignIn: config.google.clientIds.length > 0
   })
   await app.register(eventsPlugin)
   // before the queue, so that on close the streams end first, not after the workers stop

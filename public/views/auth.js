@@ -1,7 +1,8 @@
-// Sign in and sign up. Server refusals arrive as {status:"error", fieldError:{field, message}} and
-// are shown under the field they name.
+// Sign in, create an account, forgot password, and Google sign-in when the deployment offers it.
 import * as api from '../api.js'
 import { errorText, h } from '../dom.js'
+import { field, formHelpers, formStatus, PASSWORD_HINT, passwordInput } from '../forms.js'
+import { googleSignIn } from '../google.js'
 
 // CAPTCHA: in development the server runs with CAPTCHA=off and accepts any non-empty token, so the
 // page sends this fixed string. A production deployment embeds the provider's widget (Turnstile,
@@ -11,60 +12,27 @@ const DEV_CAPTCHA_TOKEN = 'dashboard'
 // An attribution marker from the landing URL (?acquisition_code=…) is stored at sign-up.
 const acquisitionCode = new URLSearchParams(location.search).get('acquisition_code') || undefined
 
-function field (form, name, label, input, hint) {
-  const id = `${form}-${name}`
-  const errorId = `${id}-error`
-  input.id = id
-  input.name = name
-  input.setAttribute('aria-describedby', errorId)
-  return h('div', { class: 'field' },
-    h('label', { for: id }, label),
-    input,
-    hint ? h('p', { class: 'hint' }, hint) : null,
-    h('p', { class: 'field-error', id: errorId, role: 'alert' })
+/** the sign-in form; also used on the pages that need a sign-in first */
+export function signInForm (onSignedIn, { onForgot, prefix = 'signin', email: knownEmail = '' } = {}) {
+  const email = h('input', { type: 'email', autocomplete: 'username', required: true, inputMode: 'email', value: knownEmail })
+  const password = passwordInput('current-password')
+  const remember = h('input', { type: 'checkbox', id: `${prefix}-remember`, checked: true })
+  const el = h('form', { class: 'form', id: `${prefix}-form`, noValidate: true },
+    field(prefix, 'email', 'E-mail', email),
+    field(prefix, 'password', 'Password', password),
+    h('label', { class: 'check', for: `${prefix}-remember` }, remember, 'Keep me signed in on this device'),
+    ...formStatus(),
+    h('button', { type: 'submit', class: 'button primary wide' }, 'Sign in'),
+    onForgot ? h('p', { class: 'form-links' }, h('button', { type: 'button', class: 'link', id: 'forgot-link', onClick: onForgot }, 'Forgot your password?')) : null
   )
-}
-
-function formHelpers (formEl, prefix) {
-  const clear = () => {
-    for (const el of formEl.querySelectorAll('.field-error, .form-error')) el.textContent = ''
-    for (const el of formEl.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid')
-  }
-  const showField = (fieldError) => {
-    const input = formEl.querySelector(`#${prefix}-${fieldError.field}`)
-    if (!input) return showForm(fieldError.message)
-    input.setAttribute('aria-invalid', 'true')
-    formEl.querySelector(`#${prefix}-${fieldError.field}-error`).textContent = fieldError.message
-    input.focus()
-  }
-  const showForm = (message) => { formEl.querySelector('.form-error').textContent = message }
-  const busy = (on, label) => {
-    const button = formEl.querySelector('button[type=submit]')
-    button.disabled = on
-    button.textContent = label
-  }
-  return { clear, showField, showForm, busy }
-}
-
-function signInForm (onSignedIn) {
-  const email = h('input', { type: 'email', autocomplete: 'username', required: true, inputMode: 'email' })
-  const password = h('input', { type: 'password', autocomplete: 'current-password', required: true })
-  const remember = h('input', { type: 'checkbox', id: 'signin-remember', checked: true })
-  const el = h('form', { class: 'form', id: 'signin-form', noValidate: true },
-    field('signin', 'email', 'E-mail', email),
-    field('signin', 'password', 'Password', password),
-    h('label', { class: 'check', for: 'signin-remember' }, remember, 'Keep me signed in on this device'),
-    h('p', { class: 'form-error', role: 'alert' }),
-    h('button', { type: 'submit', class: 'button primary wide' }, 'Sign in')
-  )
-  const f = formHelpers(el, 'signin')
+  const f = formHelpers(el, prefix)
   el.addEventListener('submit', async (event) => {
     event.preventDefault()
     f.clear()
     f.busy(true, 'Signing in…')
     try {
       const result = await api.signIn(email.value.trim(), password.value, remember.checked)
-      if (result.status === 'success') return onSignedIn()
+      if (result.status === 'success') return onSignedIn({})
       f.showField(result.fieldError)
     } catch (err) {
       f.showForm(errorText(err))
@@ -77,13 +45,13 @@ function signInForm (onSignedIn) {
 
 function signUpForm (onSignedIn) {
   const email = h('input', { type: 'email', autocomplete: 'email', required: true, inputMode: 'email' })
-  const password = h('input', { type: 'password', autocomplete: 'new-password', required: true })
+  const password = passwordInput()
   const promocode = h('input', { type: 'text', autocomplete: 'off', autocapitalize: 'off' })
   const el = h('form', { class: 'form', id: 'signup-form', noValidate: true },
     field('signup', 'email', 'E-mail', email),
-    field('signup', 'password', 'Password', password, 'At least 8 characters; avoid common passwords.'),
+    field('signup', 'password', 'Password', password, PASSWORD_HINT),
     field('signup', 'promocode', 'Promo code (optional)', promocode),
-    h('p', { class: 'form-error', role: 'alert' }),
+    ...formStatus(),
     h('button', { type: 'submit', class: 'button primary wide' }, 'Create account')
   )
   const f = formHelpers(el, 'signup')
@@ -97,9 +65,10 @@ function signUpForm (onSignedIn) {
       if (acquisitionCode) body.acquisition_code = acquisitionCode
       const result = await api.signUp(body)
       if (result.status !== 'success') return f.showField(result.fieldError)
-      // sign-up never signs in (spec 5.4): sign in with the same credentials at once
+      // sign-up never signs in (spec 5.4): sign in with the same credentials at once, then the home
+      // opens on "check your inbox" for the confirmation mail
       const signed = await api.signIn(body.email, body.password, true)
-      if (signed.status === 'success') return onSignedIn()
+      if (signed.status === 'success') return onSignedIn({ signedUp: true })
       f.showField(signed.fieldError)
     } catch (err) {
       f.showForm(errorText(err))
@@ -110,25 +79,66 @@ function signUpForm (onSignedIn) {
   return el
 }
 
-export function authView ({ onSignedIn }) {
-  const forms = { signin: signInForm(onSignedIn), signup: signUpForm(onSignedIn) }
+/** forgot password: POST /auth/recovery answers the same whether or not the address has an account */
+function forgotForm (onBack) {
+  const email = h('input', { type: 'email', autocomplete: 'email', required: true, inputMode: 'email' })
+  const sent = h('div', { class: 'notice ok', id: 'forgot-sent', role: 'status', hidden: true })
+  const el = h('form', { class: 'form', id: 'forgot-form', noValidate: true },
+    h('h2', { class: 'form-title' }, 'Forgot your password?'),
+    h('p', { class: 'muted' }, 'Enter the e-mail address of your account. We mail it a link to choose a new password; the link works once, for one hour.'),
+    field('forgot', 'email', 'E-mail', email),
+    ...formStatus(),
+    sent,
+    h('button', { type: 'submit', class: 'button primary wide' }, 'Send the link'),
+    h('p', { class: 'form-links' }, h('button', { type: 'button', class: 'link', onClick: onBack }, '← Back to sign in'))
+  )
+  const f = formHelpers(el, 'forgot')
+  el.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    f.clear()
+    sent.hidden = true
+    f.busy(true, 'Sending…')
+    try {
+      const result = await api.requestRecovery(email.value.trim())
+      if (result.status !== 'success') return f.showField(result.fieldError)
+      sent.replaceChildren(
+        h('strong', null, 'Check your inbox. '),
+        `If an account uses ${email.value.trim()}, a link to choose a new password is on its way. ` +
+        'This page answers the same whatever the address, so it tells no one which addresses have an account.')
+      sent.hidden = false
+    } catch (err) {
+      f.showForm(errorText(err))
+    } finally {
+      f.busy(false, 'Send the link')
+    }
+  })
+  return el
+}
+
+export function authView ({ onSignedIn, config }) {
   const tabs = {}
   const panel = h('div', { class: 'auth-panel' })
+  const forms = {}
   const show = (which) => {
     for (const [name, tab] of Object.entries(tabs)) tab.setAttribute('aria-selected', String(name === which))
+    forms[which] ??= which === 'signin'
+      ? signInForm(onSignedIn, { onForgot: () => show('forgot') })
+      : which === 'signup' ? signUpForm(onSignedIn) : forgotForm(() => show('signin'))
     panel.replaceChildren(forms[which])
     forms[which].querySelector('input')?.focus()
   }
   tabs.signin = h('button', { type: 'button', role: 'tab', id: 'tab-signin', class: 'tab', onClick: () => show('signin') }, 'Sign in')
   tabs.signup = h('button', { type: 'button', role: 'tab', id: 'tab-signup', class: 'tab', onClick: () => show('signup') }, 'Create account')
+  const google = config?.googleClientId ? googleSignIn(config.googleClientId, onSignedIn) : null
   const node = h('section', { class: 'auth' },
     h('div', { class: 'auth-intro' },
       h('h1', null, 'Understand a profile at a glance'),
       h('p', null, 'Search a social-network profile, generate a report and see its interests, red flags, friends and how its interests changed month by month.')
     ),
     h('div', { class: 'card auth-card' },
-      h('div', { class: 'tabs', role: 'tablist' }, tabs.signin, tabs.signup),
-      panel
+      h('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Sign in or create an account' }, tabs.signin, tabs.signup),
+      panel,
+      google
     )
   )
   show('signin')

@@ -2,6 +2,7 @@
 import * as api from '../api.js'
 import { avatar, debounce, errorText, formatDateTime, h, plural, SOURCE_NAMES, SOURCES, sourceBadge, statusBadge } from '../dom.js'
 import { expectGeneration } from './report.js'
+import { noCreditCard, outOfCredit, subscribed } from '../billing.js'
 
 const MAX_PROFILES = 5
 const PAGE = 10
@@ -16,10 +17,11 @@ function profileLine (p) {
   )
 }
 
-function newReportCard ({ navigate, refreshUser }) {
+function newReportCard ({ navigate, refreshUser, user }) {
+  const blocked = outOfCredit(user)
   // at most one profile per source (DESIGN 3.3)
   const selected = new Map()
-  const q = h('input', { type: 'search', id: 'profile-q', placeholder: 'Username or name, e.g. jdoe', autocomplete: 'off', 'aria-label': 'Search profiles' })
+  const q = h('input', { type: 'search', id: 'profile-q', placeholder: 'Username or name, e.g. alex.rivera', autocomplete: 'off', 'aria-label': 'Search profiles' })
   const source = h('select', { id: 'profile-source', 'aria-label': 'Network' },
     h('option', { value: '' }, 'All networks'),
     SOURCES.map((s) => h('option', { value: s }, SOURCE_NAMES[s]))
@@ -40,7 +42,7 @@ function newReportCard ({ navigate, refreshUser }) {
       }, '×')
     )))
     if (!selected.size) chips.append(h('li', { class: 'muted' }, 'No profile chosen yet: search and add up to one per network.'))
-    create.disabled = selected.size === 0
+    create.disabled = selected.size === 0 || blocked
   }
 
   const renderResults = () => {
@@ -123,7 +125,7 @@ function newReportCard ({ navigate, refreshUser }) {
 }
 
 function reportListCard () {
-  const list = h('ul', { class: 'report-list', id: 'report-list' })
+  const list = h('ul', { class: 'report-list', id: 'report-list', 'aria-busy': 'true' }, h('li', { class: 'muted loading' }, 'Loading your reports…'))
   const more = h('button', { type: 'button', class: 'button ghost', hidden: true }, 'Show older reports')
   const message = h('p', { class: 'form-error', role: 'alert' })
   let offset = 0
@@ -148,13 +150,17 @@ function reportListCard () {
     more.disabled = true
     try {
       const page = await api.listReports(offset, PAGE)
+      if (offset === 0) list.replaceChildren()
+      list.removeAttribute('aria-busy')
       if (offset === 0 && !page.items.length) list.replaceChildren(h('li', { class: 'muted empty' }, 'No reports yet. Your reports will be listed here.'))
       else list.append(...page.items.map(row))
       offset += page.items.length
       more.hidden = !page.hasMore
       counter.textContent = page.total ? `(${page.total})` : ''
     } catch (err) {
-      message.textContent = errorText(err)
+      if (offset === 0) list.replaceChildren()
+      list.removeAttribute('aria-busy')
+      message.replaceChildren(errorText(err), ' ', h('button', { type: 'button', class: 'link', id: 'reports-retry', onClick: () => { message.replaceChildren(); load() } }, 'Try again'))
     } finally {
       more.disabled = false
     }
@@ -170,13 +176,18 @@ function reportListCard () {
 
 export function homeView (ctx) {
   const user = ctx.user
-  const credits = user
-    ? h('p', { class: 'muted credits-line' }, user.subscription && ['active', 'trialing'].includes(user.subscription.status)
+  const credits = user && !outOfCredit(user)
+    ? h('p', { class: 'muted credits-line' }, subscribed(user)
       ? 'Your subscription covers report generation.'
       : `You have ${plural(user.reportCredits, 'report credit')}. Generating a report uses one.`)
     : null
+  const notice = ctx.flash?.passwordReset
+    ? h('p', { class: 'notice ok', role: 'status', id: 'password-reset-notice' }, 'Your new password is set, and you are signed in with it.')
+    : null
   return {
     node: h('div', { class: 'home' },
+      notice,
+      outOfCredit(user) ? noCreditCard({ ...ctx, refreshUser: ctx.reload }) : null,
       h('div', { class: 'home-grid' },
         h('div', null, newReportCard(ctx), credits),
         reportListCard()

@@ -17,17 +17,38 @@ export interface SecurityOptions {
   apiPrefix: string
   /** … except these, which serve HTML documents (the docs UI) */
   documentPrefixes: string[]
+  /** Google sign-in is configured (GOOGLE_CLIENT_IDS): the pages may load Google Identity Services */
+  googleSignIn?: boolean
 }
 
 const HSTS = { maxAge: 31536000, includeSubDomains: true }
 
+// Google Identity Services: its script, its button's iframe and the calls it makes (the sources
+// Google documents for a CSP; its stylesheet is already covered by helmet's style-src https:). Only allowed when Google sign-in is configured, so a
+// deployment without it trusts no third-party script at all.
+const GIS = 'https://accounts.google.com/gsi/'
+
 /** helmet for the HTML documents: its defaults, with the dashboard's image and fetch sources */
-export const DOCUMENT_HELMET: HelmetOptions = {
-  hsts: HSTS,
-  contentSecurityPolicy: {
-    directives: { 'default-src': ["'self'"], 'img-src': ["'self'", 'data:', 'https:'], 'connect-src': ["'self'"] }
+export function documentHelmet (googleSignIn = false): HelmetOptions {
+  const google = googleSignIn ? [GIS] : []
+  return {
+    hsts: HSTS,
+    contentSecurityPolicy: {
+      directives: {
+        'default-src': ["'self'"],
+        'img-src': ["'self'", 'data:', 'https:'],
+        'connect-src': ["'self'", ...google],
+        ...(googleSignIn
+          ? { 'script-src': ["'self'", `${GIS}client`], 'frame-src': ["'self'", GIS] }
+          : {})
+      }
+    },
+    // the Google sign-in popup talks back to this page through window.opener
+    ...(googleSignIn ? { crossOriginOpenerPolicy: { policy: 'same-origin-allow-popups' as const } } : {})
   }
 }
+
+export const DOCUMENT_HELMET: HelmetOptions = documentHelmet(false)
 
 /** helmet for API answers: nothing may load from or frame them; no document-only headers */
 export const API_HELMET: HelmetOptions = {
@@ -58,7 +79,7 @@ async function securityPlugin (app: FastifyInstance, opts: SecurityOptions) {
   // every answer about 430 bytes longer and cost a bare route a third of its throughput (README).
   // HSTS only on answers that travel over HTTPS (the socket's TLS, or a trusted proxy's
   // X-Forwarded-Proto): RFC 6797 7.2 forbids it on plain HTTP, where a client must ignore it anyway.
-  const secure = { document: helmetHeaders(DOCUMENT_HELMET), api: helmetHeaders(API_HELMET) }
+  const secure = { document: helmetHeaders(documentHelmet(opts.googleSignIn)), api: helmetHeaders(API_HELMET) }
   const plain = { document: withoutHsts(secure.document), api: withoutHsts(secure.api) }
   const { apiPrefix, documentPrefixes } = opts
   app.addHook('onRequest', (request, reply, done) => {

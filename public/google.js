@@ -1,0 +1,51 @@
+// Google sign-in through Google Identity Services (GIS). The page loads Google's script only when the
+// deployment has a Google client id (the page CSP allows accounts.google.com only then). GIS calls
+// window.handleGoogleCredential with {credential, select_by, clientId}; the page posts it as it comes
+// to POST /auth/idp, which checks the ID token itself.
+import * as api from './api.js'
+import { errorText, h } from './dom.js'
+
+const GIS_SRC = 'https://accounts.google.com/gsi/client'
+let script = null
+
+function loadScript () {
+  script ??= new Promise((resolve, reject) => {
+    const el = h('script', { src: GIS_SRC, async: true })
+    el.addEventListener('load', () => resolve(window.google?.accounts?.id))
+    el.addEventListener('error', () => { script = null; reject(new Error('Google sign-in could not load')) })
+    document.head.append(el)
+  })
+  return script
+}
+
+/**
+ * The "Sign in with Google" block: GIS's button, its error line, and the global callback.
+ * onSignedIn runs after POST /auth/idp succeeded.
+ */
+export function googleSignIn (clientId, onSignedIn) {
+  const button = h('div', { class: 'google-button', id: 'google-button' })
+  const message = h('p', { class: 'form-error', id: 'google-error', role: 'alert' })
+  const node = h('div', { class: 'google-signin' },
+    h('p', { class: 'divider' }, h('span', null, 'or')),
+    button, message)
+
+  window.handleGoogleCredential = async (response) => {
+    message.textContent = ''
+    try {
+      const result = await api.googleSignIn({ clientId: response.clientId ?? clientId, credential: response.credential, select_by: response.select_by })
+      if (result.status === 'success') return onSignedIn({ google: true, isNewUser: result.isNewUser })
+      message.textContent = result.fieldError.message
+    } catch (err) {
+      message.textContent = errorText(err)
+    }
+  }
+
+  loadScript().then((gis) => {
+    if (!gis) throw new Error('Google sign-in could not load')
+    gis.initialize({ client_id: clientId, callback: (r) => window.handleGoogleCredential(r), ux_mode: 'popup', use_fedcm_for_prompt: true })
+    gis.renderButton(button, { type: 'standard', theme: 'outline', size: 'large', text: 'continue_with', shape: 'pill', width: 280 })
+  }).catch(() => {
+    button.replaceChildren(h('p', { class: 'muted small' }, 'Google sign-in could not load. Check your connection, or sign in with your e-mail.'))
+  })
+  return node
+}

@@ -1,0 +1,177 @@
+// The account page: who you are, credits and subscription, Google link, password, signed-in sessions,
+// and deleting the account. Each card loads and fails on its own, so one refused request leaves the
+// rest of the page usable.
+import * as api from '../api.js'
+import { errorText, formatDateTime, h, plural } from '../dom.js'
+import { field, formHelpers, formStatus, PASSWORD_HINT, passwordInput } from '../forms.js'
+import { manageButton, promoForm, subscribeButton, subscribed } from '../billing.js'
+
+const STATUS_TEXT = {
+  active: 'Active', trialing: 'Trial', past_due: 'Payment overdue', unpaid: 'Unpaid', canceled: 'Canceled',
+  incomplete: 'Waiting for payment', incomplete_expired: 'Expired', paused: 'Paused'
+}
+
+const row = (label, ...value) => h('div', { class: 'detail' }, h('dt', null, label), h('dd', null, ...value))
+
+function overviewCard (ctx) {
+  const { user, config } = ctx
+  const sub = user.subscription
+  const status = h('span', { class: `status ${subscribed(user) ? 'status-ready' : ''}`, id: 'subscription-status' },
+    sub ? STATUS_TEXT[sub.status] ?? sub.status : 'None')
+  const billing = config.billing === false
+    ? null
+    : h('div', { class: 'actions start' }, sub ? manageButton() : null, subscribed(user) ? null : subscribeButton())
+  const paidNote = ctx.paid && !subscribed(user)
+    ? h('p', { class: 'notice', role: 'status', id: 'payment-pending' }, 'Thank you: your payment is being confirmed. This page updates when Stripe tells us it went through.')
+    : null
+  return h('section', { class: 'card', id: 'account-overview', 'aria-labelledby': 'account-title' },
+    h('h1', { id: 'account-title' }, 'Your account'),
+    h('dl', { class: 'details' },
+      row('E-mail', h('span', { id: 'account-email' }, user.email)),
+      row('Confirmed', h('span', { id: 'account-confirmed' }, user.confirmed ? 'Yes' : 'Not yet: see the banner above')),
+      row('Report credits', h('span', { id: 'account-credits' }, plural(user.reportCredits, 'credit'))),
+      row('Subscription', status, sub?.currentPeriodEnd ? h('span', { class: 'muted small' }, ` until ${formatDateTime(sub.currentPeriodEnd)}`) : null)
+    ),
+    paidNote,
+    billing,
+    promoForm('account-promo', ctx.reload))
+}
+
+function googleCard (ctx) {
+  const { user } = ctx
+  const message = h('p', { class: 'form-error', role: 'alert' })
+  const unlink = h('button', { type: 'button', class: 'button', id: 'google-unlink' }, 'Unlink Google')
+  unlink.addEventListener('click', async () => {
+    message.textContent = ''
+    unlink.disabled = true
+    try {
+      await api.unlinkGoogle()
+      await ctx.reload()
+    } catch (err) {
+      message.textContent = err.status === 409 ? 'Set a password first ("Forgot your password?" on the sign-in page): without one you could no longer sign in.' : errorText(err)
+      unlink.disabled = false
+    }
+  })
+  return h('section', { class: 'card', id: 'account-google' },
+    h('h2', null, 'Google sign-in'),
+    user.idp.google
+      ? [h('p', { id: 'google-state' }, 'Linked: you can sign in with Google.'), unlink, message]
+      : h('p', { id: 'google-state' }, 'Not linked. Signing in with Google under the same address links it.'))
+}
+
+function passwordCard (ctx) {
+  if (!ctx.user.hasPassword) {
+    return h('section', { class: 'card', id: 'account-password' }, h('h2', null, 'Password'),
+      h('p', null, 'Your account has no password yet (you sign in with Google). Set one with "Forgot your password?" on the sign-in page.'))
+  }
+  const current = passwordInput('current-password')
+  const next = passwordInput()
+  const repeat = passwordInput()
+  const el = h('form', { class: 'form', id: 'password-form', noValidate: true },
+    field('password', 'currentPassword', 'Current password', current),
+    field('password', 'newPassword', 'New password', next, PASSWORD_HINT),
+    field('password', 'repeat', 'New password again', repeat),
+    ...formStatus(),
+    h('button', { type: 'submit', class: 'button primary' }, 'Change the password'))
+  const f = formHelpers(el, 'password')
+  el.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    f.clear()
+    if (next.value !== repeat.value) return f.showField({ field: 'repeat', message: 'The two passwords differ' })
+    f.busy(true, 'Changing…')
+    try {
+      const result = await api.changePassword(current.value, next.value)
+      // the API names the field "password" for both: the current one refused, or the new one weak
+      if (result.status !== 'success') return f.showField(result.fieldError, { password: /current password/i.test(result.fieldError.message) ? 'currentPassword' : 'newPassword' })
+      for (const input of [current, next, repeat]) input.value = ''
+      f.showOk('Your password is changed. Your other sessions were signed out.')
+    } catch (err) {
+      f.showForm(errorText(err))
+    } finally {
+      f.busy(false, 'Change the password')
+    }
+  })
+  return h('section', { class: 'card', id: 'account-password' }, h('h2', null, 'Change the password'), el)
+}
+
+function sessionsCard () {
+  const list = h('ul', { class: 'session-list', id: 'session-list', 'aria-busy': 'true' }, h('li', { class: 'muted loading' }, 'Loading your sessions…'))
+  const message = h('p', { class: 'form-error', role: 'alert' })
+  const others = h('button', { type: 'button', class: 'button', id: 'sign-out-others', hidden: true }, 'Sign out everywhere else')
+  const act = async (button, fn) => {
+    message.textContent = ''
+    button.disabled = true
+    try {
+      await fn()
+      await load()
+    } catch (err) {
+      message.textContent = errorText(err)
+      button.disabled = false
+    }
+  }
+  const item = (s) => {
+    const end = s.current ? null : h('button', { type: 'button', class: 'button small ghost', 'aria-label': `Sign out the session from ${s.userAgent || 'an unknown browser'}` }, 'Sign out')
+    end?.addEventListener('click', () => act(end, () => api.endSession(s.id)))
+    return h('li', { class: 'session', dataset: { current: String(s.current) } },
+      h('span', { class: 'session-main' },
+        h('span', { class: 'session-agent' }, s.userAgent || 'Unknown browser', s.current ? h('span', { class: 'badge current' }, 'This browser') : null),
+        h('span', { class: 'muted small' }, [s.ipPrefix ? `from ${s.ipPrefix}` : null, `signed in ${formatDateTime(s.createdAt)}`, s.lastUsedAt ? `last used ${formatDateTime(s.lastUsedAt)}` : null].filter(Boolean).join(' · '))),
+      end)
+  }
+  const load = async () => {
+    try {
+      const { items } = await api.sessions()
+      list.removeAttribute('aria-busy')
+      list.replaceChildren(...items.map(item))
+      if (!items.length) list.append(h('li', { class: 'muted empty' }, 'No signed-in session.'))
+      others.hidden = !items.some((s) => !s.current)
+      others.disabled = false
+    } catch (err) {
+      list.removeAttribute('aria-busy')
+      list.replaceChildren(h('li', { class: 'muted empty' }, errorText(err)))
+    }
+  }
+  others.addEventListener('click', () => act(others, api.endOtherSessions))
+  load()
+  return h('section', { class: 'card', id: 'account-sessions' },
+    h('h2', null, 'Where you are signed in'), list, message, h('div', { class: 'actions start' }, others))
+}
+
+function deleteCard (ctx) {
+  const password = passwordInput('current-password')
+  const el = h('form', { class: 'form', id: 'delete-form', noValidate: true },
+    h('p', null, 'Deleting the account removes your reports and signs you out everywhere. It cannot be undone.'),
+    ctx.user.hasPassword ? field('delete', 'password', 'Your password, to confirm', password) : h('p', { class: 'muted' }, 'Your account has no password: set one first (Forgot your password?), then confirm with it here.'),
+    ...formStatus(),
+    h('button', { type: 'submit', class: 'button danger', disabled: !ctx.user.hasPassword }, 'Delete my account'))
+  const f = formHelpers(el, 'delete')
+  el.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    f.clear()
+    if (!confirm('Delete your account and all its reports? This cannot be undone.')) return
+    f.busy(true, 'Deleting…')
+    try {
+      await api.deleteAccount({ password: password.value })
+      ctx.signedOut('Your account is deleted.')
+    } catch (err) {
+      // 403: the password was refused (the API's message says why)
+      if (err.status === 403 && ctx.user.hasPassword) f.showField({ field: 'password', message: errorText(err) })
+      else f.showForm(errorText(err))
+      f.busy(false, 'Delete my account')
+    }
+  })
+  return h('section', { class: 'card danger-zone', id: 'account-delete' }, h('h2', null, 'Delete the account'), el)
+}
+
+export function accountView (ctx) {
+  if (!ctx.user) {
+    return { node: h('section', { class: 'card', id: 'account-overview' }, h('h1', null, 'Your account'), h('p', { class: 'form-error', role: 'alert' }, 'Your account could not be loaded. Reload the page to try again.')) }
+  }
+  return {
+    node: h('div', { class: 'account-page' },
+      h('a', { href: '#/', class: 'back' }, '← Reports'),
+      h('div', { class: 'account-grid' },
+        h('div', { class: 'column' }, overviewCard(ctx), googleCard(ctx), deleteCard(ctx)),
+        h('div', { class: 'column' }, sessionsCard(), passwordCard(ctx))))
+  }
+}

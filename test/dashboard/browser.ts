@@ -1,0 +1,111 @@
+// Shared by the dashboard's browser tests: a listening app, headless Chromium that opens it at a
+// public origin, the accessibility check (axe-core in the page) and the screenshots (laptop and phone
+// widths, light and dark) under test/artifacts/ (git-ignored).
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import type { AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import type { Test } from 'tap'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { build } from '../helper.ts'
+
+export const CHROMIUM = '/usr/bin/chromium'
+export const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url))
+export const WAIT = { timeout: 20_000 }
+export const DESKTOP = { width: 1280, height: 800 }
+export const PHONE = { width: 390, height: 844 }
+
+// The page is opened at this public origin, as a user behind a proxy would: the app's PUBLIC_URL,
+// which the Origin check of the cookie-authenticated refresh and sign-out trusts (DESIGN 8.10), and
+// the origin of the mailed links. Chromium maps it onto the port-0 listener (--host-resolver-rules).
+// localhost keeps it a secure context, where Chromium stores the Secure session cookie over http.
+export const PUBLIC_ORIGIN = 'http://localhost:8443'
+
+/** false when Chromium is there, else the reason the browser tests skip */
+export const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser tests`
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+type Tap = Test
+
+/** a small, fast password hash: the browser tests sign in many times */
+export const FAST_HASH = { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' }
+
+export async function startDashboard (t: Tap, env: Record<string, string> = {}) {
+  const { chromium } = await import('playwright-core')
+  mkdirSync(ARTIFACTS, { recursive: true })
+  const app = await build(t, { WORKERS: '0', PUBLIC_URL: PUBLIC_ORIGIN, RATE_LIMIT_SIGNUP_IP: '100', ...FAST_HASH, ...env })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as AddressInfo
+
+  const browser: Browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      `--host-resolver-rules=MAP localhost:8443 127.0.0.1:${port}`
+    ]
+  })
+  // teardowns run last in, first out: the browser closes before the app
+  t.teardown(() => browser.close())
+
+  /** script errors and CSP violations seen by any page; a test ends by checking it is empty */
+  const problems: string[] = []
+
+  /** a fresh browser profile (no cookie): one per test, so that no test depends on another */
+  const newPage = async (name: string, viewport = DESKTOP): Promise<{ context: BrowserContext, page: Page }> => {
+    const context = await browser.newContext({ viewport })
+    // Google's script cannot load offline; the tests drive its callback instead
+    await context.route('https://accounts.google.com/**', (route) => route.abort('blockedbyclient'))
+    const page = await context.newPage()
+    page.on('pageerror', (err) => problems.push(`${name}: page error: ${err.message}`))
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' && /Content Security Policy|SyntaxError|TypeError|ReferenceError/.test(msg.text())) problems.push(`${name}: ${msg.text()}`)
+    })
+    return { context, page }
+  }
+
+  return { app, browser, port, problems, newPage }
+}
+
+export interface AxeViolation { id: string, impact: string | null, help: string, targets: string[] }
+
+/** axe-core run in the page: the serious and critical violations */
+export async function axeViolations (page: Page): Promise<AxeViolation[]> {
+  // evaluated through the DevTools protocol, which the page's CSP (script-src 'self') does not govern
+  await page.evaluate(AXE_SOURCE)
+  return await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: Array<{ id: string, impact: string | null, help: string, nodes: Array<{ target: string[] }> }> }> } }).axe
+    const result = await axe.run(document, { resultTypes: ['violations'] })
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }))
+  })
+}
+
+/**
+ * The view as it is: screenshots at both widths in light and dark, and the accessibility check in
+ * light at the page's width and in dark at the phone's (dark mode has colours of its own, the phone
+ * layout hides some labels). Leaves the page at its viewport, light.
+ */
+export async function inspectView (t: Tap, page: Page, name: string) {
+  const viewport = page.viewportSize() ?? DESKTOP
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme })
+    t.same(await axeViolations(page), [], `${name}, ${colorScheme}: no serious or critical accessibility violation`)
+    for (const [width, size] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+      await page.setViewportSize(size)
+      await page.evaluate(() => window.scrollTo(0, 0))
+      await page.screenshot({ path: `${ARTIFACTS}${name}-${width}-${colorScheme}.png`, fullPage: true })
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' })
+  await page.setViewportSize(viewport)
+}
+
+/** the path and query of a mailed link, opened at the public origin */
+export function linkIn (text: string, kind: 'confirm' | 'recovery'): string {
+  const match = new RegExp(`${PUBLIC_ORIGIN}/${kind}/[A-Za-z0-9_-]+`).exec(text)
+  if (!match) throw new Error(`no ${kind} link in the mail`)
+  return match[0]
+}
