@@ -14,20 +14,36 @@ function shortMonth (yyyyMm) {
   return short.format(new Date(Date.UTC(y, m - 1, 1)))
 }
 
-/** months: DiffItems newest first, as the API serves them */
+const monthNumber = (yyyyMm) => { const [y, m] = yyyyMm.split('-').map(Number); return y * 12 + m - 1 }
+const monthText = (n) => `${Math.floor(n / 12)}-${String(n % 12 + 1).padStart(2, '0')}`
+
+/** months: DiffItems newest first, as the API serves them (months without a change are left out) */
 export function diffBars (months, { source, onSelect }) {
-  const ordered = [...months].reverse()
-  const n = ordered.length
-  const max = Math.max(1, ...ordered.map((d) => Math.max(d.totalNew, d.totalLost)))
+  const byMonth = new Map(months.map((d) => [d.date, d]))
+  const first = monthNumber(months.at(-1).date)
+  const last = monthNumber(months[0].date)
+  // the axis is time: the months without a change keep their place, as empty slots
+  const slots = last - first < 240
+    ? Array.from({ length: last - first + 1 }, (_, i) => monthText(first + i))
+    : [...months].reverse().map((d) => d.date)
+  const n = slots.length
+  const max = Math.max(1, ...months.map((d) => Math.max(d.totalNew, d.totalLost)))
   const base = TOP + HALF
   const every = Math.ceil(n / 8)
   const svg = s('svg', {
     class: 'chart chart-diffs', id: `chart-diffs-${source}`, width: '100%', height: base + HALF + LABELS + 14,
-    role: 'group', 'aria-label': `New and lost interests by month, ${n} months`
+    role: 'group', 'aria-label': `New and lost interests by month, ${months.length} months with changes`
   })
+  // a few months do not make bars a hand wide
+  svg.style.maxWidth = `${Math.max(240, n * 56)}px`
   const columns = []
-  ordered.forEach((d, i) => {
+  slots.forEach((date, i) => {
     const slot = 1 / n
+    if (i % every === 0 || i === n - 1) {
+      svg.append(s('text', { class: 'chart-tick', x: pct((i + 0.5) * slot), y: base + HALF + LABELS, 'text-anchor': 'middle', 'aria-hidden': 'true' }, shortMonth(date)))
+    }
+    const d = byMonth.get(date)
+    if (!d) return
     const x = (i + 0.18) * slot
     const w = slot * 0.64
     const up = d.totalNew ? Math.max(2, HALF * d.totalNew / max) : 0
@@ -38,15 +54,10 @@ export function diffBars (months, { source, onSelect }) {
       up ? s('rect', { class: 'mark mark-new', x: pct(x), y: base - up, width: pct(w), height: up }) : null,
       down ? s('rect', { class: 'mark mark-lost', x: pct(x), y: base, width: pct(w), height: down }) : null
     )
-    if (i % every === 0 || i === n - 1) {
-      svg.append(s('text', { class: 'chart-tick', x: pct((i + 0.5) * slot), y: base + HALF + LABELS, 'text-anchor': 'middle', 'aria-hidden': 'true' }, shortMonth(d.date)))
-    }
     columns.push(col)
     svg.append(interactive(col, label, () => select(d.date)))
   })
   svg.append(s('line', { class: 'baseline', x1: 0, x2: '100%', y1: base, y2: base }))
-  svg.append(s('text', { class: 'chart-axis', x: 2, y: TOP + 10, 'aria-hidden': 'true' }, `+${max}`))
-  svg.append(s('text', { class: 'chart-axis', x: 2, y: base + HALF, 'aria-hidden': 'true' }, `−${max}`))
 
   const select = (date) => {
     for (const c of columns) {
@@ -59,7 +70,10 @@ export function diffBars (months, { source, onSelect }) {
 
   return h('figure', { class: 'chart-figure' },
     svg,
-    h('figcaption', null, legend([['swatch-new', 'new interests (above the line)'], ['swatch-lost', 'lost interests (below)']])),
+    h('figcaption', null,
+      legend([['swatch-new', 'new interests (above the line)'], ['swatch-lost', 'lost interests (below)']]),
+      h('p', { class: 'muted small' }, `The tallest bar is ${max} interests in a month; both directions share the scale.`)
+    ),
     dataTable('New and lost interests by month', ['Month', 'New', 'Lost'],
       months.map((d) => [formatMonth(d.date), String(d.totalNew), String(d.totalLost)]))
   )

@@ -25,7 +25,8 @@ export function networkBars (items) {
           s('text', { class: 'chart-value', x: '100%', y: n * ROW + 12, 'text-anchor': 'end' }, String(v)),
           s('rect', { class: 'track', x: 0, y: n * ROW + 17, width: '100%', height: 12, rx: 4 }),
           s('rect', {
-            class: `mark mark-network net-${item.source}${key === 'flags' ? ' mark-flag' : ''}`,
+            // red flags are hatched on every network (a CSS fill would hide the pattern)
+            class: `mark mark-network ${key === 'flags' ? 'mark-flag' : `net-${item.source}`}`,
             x: 0, y: n * ROW + 17, width: v ? pct(v / max) : 2, height: 12, rx: 4,
             fill: key === 'flags' && v ? `url(#${hatch})` : null
           }, s('title', null, `${SOURCE_NAMES[item.source]}: ${v}`))
