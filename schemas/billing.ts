@@ -27,3 +27,9 @@ export const WebhookHeadersSchema = Type.Object({
 export const WebhookResultSchema = Type.Object({
   received: Type.Literal(true)
 })
+
+// POST /billing/promocode: the field sign-up has, for an account that already exists
+export const PromocodeBodySchema = Type.Object({
+  promocode: Type.String({ minLength: 1, maxLength: 64 })
+}, { examples: [{ promocode: 'SPRING25' }] })
+export type PromocodeBody = Static<typeof PromocodeBodySchema>

@@ -55,6 +55,7 @@ export const EnvSchema = Type.Object({
   RATE_LIMIT_RECOVERY_EMAIL: Int(5, 1),
   RATE_LIMIT_RECOVERY_IP: Int(20, 1),
   RATE_LIMIT_REFRESH: Int(60, 1),
+  RATE_LIMIT_PROMOCODE_USER: Int(10, 1),
   RATE_LIMIT_GLOBAL: Int(6000, 1)
 })
 

@@ -35,6 +35,10 @@ import ingestRoutes from './routes/ingest/index.ts'
 import profileRoutes from './routes/profiles/index.ts'
 import sseRoutes from './routes/sse/index.ts'
 import billingRoutes from './routes/billing/index.ts'
+import promocodeRoutes from './routes/billing/promocode.ts'
+import clientConfigRoutes from './routes/client-config/index.ts'
+import reportExportRoutes from './routes/reports/export.ts'
+import linkPageRoutes from './routes/pages/index.ts'
 
 export const API_PREFIX = '/api/v1'
 
@@ -118,14 +122,20 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     await api.register(idpRoutes, { prefix: '/auth' })
     await api.register(protectedAuthRoutes, { prefix: '/auth' })
     await api.register(reportRoutes, { prefix: '/report' })
+    await api.register(reportExportRoutes, { prefix: '/report' })
     await api.register(ingestRoutes, { prefix: '/ingest', config })
     await api.register(profileRoutes, { prefix: '/profiles' })
     await api.register(sseRoutes, { prefix: '/sse' })
     await api.register(billingRoutes, { prefix: '/billing' })
+    // promo codes work without Stripe: outside the billing scope that answers 503 when it is not configured
+    await api.register(promocodeRoutes, { prefix: '/billing', config })
+    await api.register(clientConfigRoutes, { config })
   }, { prefix: API_PREFIX })
 
   // the report dashboard (public/) at `/`
   await app.register(staticPlugin)
+  // the pages the mailed confirmation and recovery links open
+  await app.register(linkPageRoutes)
 
   return app
 }

@@ -39,7 +39,7 @@ export interface Config {
   argon2: { memoryCost: number, timeCost: number, parallelism: number }
   rateLimits: {
     signinEmail: number, signinIp: number, signupIp: number, recoveryEmail: number, recoveryIp: number,
-    refresh: number, global: number
+    refresh: number, global: number, promocodeUser: number
   }
 }
 
@@ -196,6 +196,7 @@ export function loadConfig (source: Record<string, string | undefined> = process
       recoveryEmail: e.RATE_LIMIT_RECOVERY_EMAIL,
       recoveryIp: e.RATE_LIMIT_RECOVERY_IP,
       refresh: e.RATE_LIMIT_REFRESH,
+      promocodeUser: e.RATE_LIMIT_PROMOCODE_USER,
       global: e.RATE_LIMIT_GLOBAL
     }
   }

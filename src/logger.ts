@@ -24,12 +24,48 @@ export const REDACT_PATHS = [
 
 const CENSOR = '[redacted]'
 
-// Mailed link secrets travel in the path (/auth/confirm/<secret>, /auth/recovery/<secret>), and a
-// browser EventSource may carry its token in the query string: neither reaches a log line.
+// Mailed link secrets travel in the path: the pages the mails link to (/confirm/<secret>,
+// /recovery/<secret>) and the API calls those pages make (/api/v1/auth/confirm/<secret>,
+// /api/v1/auth/recovery/<secret>). Everything after such a segment is the link's (a mangled link may
+// carry more segments), so all of it goes, and so does every query value of such a request (a mail
+// client or a hand may have copied the secret there). The segment is found in the decoded path too,
+// so that a percent-encoded spelling hides nothing. Elsewhere, named secret parameters go (a browser
+// EventSource carries its token in the query string), and any value that holds a link path.
+const LINK_PATH = /^(.*?\/(?:confirm|recovery)\/)(.*)$/is
+const NOT_A_SECRET = /^resend\/?$/i
+const SECRET_PARAM = /^(?:token|access_token|credential|secret|hash)$/i
+const HOLDS_LINK = /(?:confirm|recovery)(?:\/|%2f)/i
+
+function decoded (text: string): string {
+  if (!text.includes('%')) return text
+  try { return decodeURIComponent(text) } catch { return text /* not valid percent-encoding: matched as it is */ }
+}
+
+/** the path with everything after a link segment redacted, and whether it had one */
+function redactPath (path: string): [string, boolean] {
+  const link = LINK_PATH.exec(decoded(path))
+  return link && !NOT_A_SECRET.test(link[2]) ? [`${link[1]}${CENSOR}`, true] : [path, false]
+}
+
+function redactQuery (query: string, all: boolean): string {
+  return query.split('&').map((pair) => {
+    const eq = pair.indexOf('=')
+    if (eq === -1) return all && pair ? CENSOR : pair
+    const value = pair.slice(eq + 1)
+    const secret = all || SECRET_PARAM.test(pair.slice(0, eq)) || HOLDS_LINK.test(value)
+    return secret ? `${pair.slice(0, eq + 1)}${CENSOR}` : pair
+  }).join('&')
+}
+
 export function redactUrl (url: string): string {
-  return url
-    .replace(/(\/auth\/(?:confirm|recovery)\/)(?!resend(?:[/?#]|$))[^/?#]+/, `$1${CENSOR}`)
-    .replace(/([?&](?:token|access_token|credential|secret)=)[^&#]*/gi, `$1${CENSOR}`)
+  const hash = url.indexOf('#')
+  const beforeHash = hash === -1 ? url : url.slice(0, hash)
+  const q = beforeHash.indexOf('?')
+  const [path, link] = redactPath(q === -1 ? beforeHash : beforeHash.slice(0, q))
+  const query = q === -1 ? '' : `?${redactQuery(beforeHash.slice(q + 1), link)}`
+  // a fragment never reaches a server from a browser; one that does is treated like the query
+  const fragment = hash === -1 ? '' : `#${link ? CENSOR : url.slice(hash + 1)}`
+  return path + query + fragment
 }
 
 // Drizzle puts a failed query's parameters in its error message (session ids, password hashes,

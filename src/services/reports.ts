@@ -186,6 +186,17 @@ export function createReportService (deps: {
       return { source: src, part: row.part, sourceProfile: row.profile, availableSources: row.available ?? [] }
     },
 
+    /** a ready report's stored body and everything it stores per source, for an export */
+    async exportData (userId: string, reportId: string): Promise<{ body: string, details: Record<string, unknown> }> {
+      const r = await owned(userId, reportId)
+      if (r.status !== 'ready') throw notFound('the report is not ready')
+      const [row] = await database.query<{ body: string | null, details: Record<string, unknown> | null }>(
+        'select body, details from reports where id = $1', [reportId])
+      // deleted since, or (never) ready without its stored parts
+      if (!row?.body || !row.details) throw notFound('report not found')
+      return { body: row.body, details: row.details }
+    },
+
     async remove (userId: string, reportId: string): Promise<void> {
       await owned(userId, reportId)
       await db.delete(reports).where(eq(reports.id, reportId))
