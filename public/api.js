@@ -132,8 +132,8 @@ export const friends = (reportId, params) => request('GET', `/report/${id(report
 export const diffs = (reportId, params) => request('GET', `/report/${id(reportId)}/diffs${query(params)}`)
 
 /** a ready report's export as a file: {blob, filename} (the name from Content-Disposition) */
-export async function exportReport (reportId, format) {
-  const path = `/report/${id(reportId)}/export${query({ format })}`
+export async function exportReport (reportId, format, part) {
+  const path = `/report/${id(reportId)}/export${query({ format, part })}`
   const get = () => fetch(BASE + path, { headers: token ? { authorization: `Bearer ${token}` } : {}, credentials: 'same-origin' })
   let res = await get()
   if (res.status === 401 && await refresh()) res = await get()

@@ -4,13 +4,13 @@ import * as api from '../api.js'
 import { errorText, h } from '../dom.js'
 
 export function exportActions (reportId, message) {
-  const button = (format, label) => {
-    const b = h('button', { type: 'button', class: 'button small', id: `export-${format}`, dataset: { format } }, label)
+  const button = (format, label, part) => {
+    const b = h('button', { type: 'button', class: 'button small', id: `export-${format}${part ? `-${part}` : ''}`, dataset: { format } }, label)
     b.addEventListener('click', async () => {
       b.disabled = true
       message.textContent = ''
       try {
-        const { blob, filename } = await api.exportReport(reportId, format)
+        const { blob, filename } = await api.exportReport(reportId, format, part)
         const url = URL.createObjectURL(blob)
         const a = h('a', { href: url, download: filename, hidden: true })
         document.body.append(a)
@@ -27,7 +27,7 @@ export function exportActions (reportId, message) {
     return b
   }
   return h('div', { class: 'export-actions', role: 'group', 'aria-label': 'Download the report' },
-    button('json', 'Download JSON'), button('csv', 'Download CSV'),
+    button('json', 'Download JSON'), button('csv', 'Download CSV'), button('csv', 'Friends CSV', 'friends'),
     h('button', { type: 'button', class: 'button small ghost', id: 'print-report', onClick: () => window.print() }, 'Print / PDF')
   )
 }

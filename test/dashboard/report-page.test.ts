@@ -1,6 +1,7 @@
 // The report page in headless Chromium (playwright-core) against a real listening server with a
 // report worker: the generation stepper, the charts (as many marks as the API's JSON has), a friend's
-// detail, "show more" only when there is more, the failed, no-friends and no-diffs states, export,
+// detail, "show more" only when there is more, the loading, failed, no-friends and no-diffs states,
+// the JSON and CSV downloads,
 // axe-core on the page in light and dark, screenshots at laptop and phone widths, and a print to PDF.
 // Each test signs in its own user and makes its own report from the seed; the browser receives the
 // session cookie, as after a sign-in, and opens the report's address.
@@ -303,6 +304,24 @@ t.test('the report page in headless Chromium', { skip }, async (t) => {
     t.equal(await page.textContent('#report-status'), 'Ready', 'generated again, and ready')
   })
 
+  await t.test('while the report loads, the page says so', async (t) => {
+    const user = await signedInUser(app)
+    const id = await createReport(app, user.auth, [{ source: 'ig', username: 'jdoe' }])
+    const page = await signedInPage(t, user)
+    // the report's answer is held back (then passed on unchanged) so the loading state can be seen
+    let release = () => {}
+    const held = new Promise<void>((resolve) => { release = resolve })
+    await page.route(`**/api/v1/report/${id}`, async (route) => { await held; await route.continue() })
+    await page.goto(`${PUBLIC_ORIGIN}/#/report/${id}`)
+    await page.locator('.loading-report').waitFor(WAIT)
+    t.equal(await page.getAttribute('.report-body', 'aria-busy'), 'true')
+    release()
+    await page.locator('#report-draft').waitFor(WAIT)
+    t.equal(await page.getAttribute('.report-body', 'aria-busy'), 'false')
+    t.equal(await page.locator('.loading-report').count(), 0, 'the loading line is gone')
+    t.ok(await page.locator('#generate-report').isVisible(), 'a draft offers to generate')
+  })
+
   await t.test('no friends and no diffs: each section says so', async (t) => {
     const { user, id } = await readyReport(app, [{ source: 'tt', username: 'lonely' }])
     const page = await signedInPage(t, user)
@@ -332,13 +351,18 @@ t.test('the report page in headless Chromium', { skip }, async (t) => {
       await t.test('the downloads', { skip: 'GET /report/{id}/export is not served here: the download itself is not tested' }, async () => {})
       return
     }
-    for (const format of ['csv', 'json']) {
-      const [download] = await Promise.all([page.waitForEvent('download', WAIT), page.click(`#export-${format}`)])
+    for (const [button, query, name] of [['csv', 'format=csv', `report-${id}.csv`], ['json', 'format=json', `report-${id}.json`], ['csv-friends', 'format=csv&part=friends', `report-${id}-friends.csv`]]) {
+      const [download] = await Promise.all([page.waitForEvent('download', WAIT), page.click(`#export-${button}`)])
       const saved = readFileSync((await download.path())!, 'utf8')
-      const direct = await app.inject({ url: `/api/v1/report/${id}/export?format=${format}`, headers: user.auth })
-      t.equal(saved, direct.body, `the ${format} file is the API's answer`)
-      t.match(download.suggestedFilename(), new RegExp(`\\.${format}$`))
+      const direct = await app.inject({ url: `/api/v1/report/${id}/export?${query}`, headers: user.auth })
+      t.equal(direct.statusCode, 200)
+      t.equal(saved, direct.body, `the ${query} file is the API's answer, byte for byte`)
+      t.equal(download.suggestedFilename(), name, 'named as the server says')
     }
+    // the CSV's numbers are the report's: every interest share of the tree, unrounded
+    const csv = readFileSync((await (await Promise.all([page.waitForEvent('download', WAIT), page.click('#export-csv')]))[0].path())!, 'utf8')
+    const tree = (await api(user.auth, `/report/${id}/interests?source=ig`)).items as Array<{ interests: Array<{ name: string, share: number }> }>
+    for (const i of tree.flatMap((c) => c.interests)) t.ok(csv.includes(`${i.name}`) && csv.includes(String(i.share)), `${i.name} ${i.share} in the CSV`)
   })
 
   await t.test('accessibility, screenshots in light and dark, print to PDF', async (t) => {
@@ -372,6 +396,7 @@ t.test('the report page in headless Chromium', { skip }, async (t) => {
     t.ok(await page.locator('#item-panel-fb').isVisible(), 'print: every network, not only the open tab')
     t.ok(await page.locator('#chart-categories-ig').isVisible(), 'print: the charts')
     t.ok(await page.locator('#chart-categories-fb').isVisible())
+    await page.screenshot({ path: `${ARTIFACTS}report-print.png`, fullPage: true })
     const pdf = await page.pdf({ path: `${ARTIFACTS}report.pdf`, format: 'A4', printBackground: true })
     t.equal(pdf.subarray(0, 5).toString(), '%PDF-', 'a PDF')
     t.ok(pdf.length > 10_000, `of ${pdf.length} bytes`)
