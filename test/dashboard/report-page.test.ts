@@ -1,8 +1,8 @@
 // The report page in headless Chromium (playwright-core) against a real listening server with a
 // report worker: the generation stepper, the charts (as many marks as the API's JSON has), a friend's
 // detail, "show more" only when there is more, the loading, failed, no-friends and no-diffs states,
-// the JSON and CSV downloads,
-// axe-core on the page in light and dark, screenshots at laptop and phone widths, and a print to PDF.
+// the JSON and CSV downloads, axe-core on the page in light and dark, screenshots at laptop and phone
+// widths, and a print to PDF.
 // Each test signs in its own user and makes its own report from the seed; the browser receives the
 // session cookie, as after a sign-in, and opens the report's address.
 import t, { type Test } from 'tap'
