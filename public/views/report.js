@@ -94,7 +94,8 @@ export function reportView ({ reportId, navigate, refreshUser }) {
         statusSlot
       ),
       h('p', { class: 'muted small report-meta' },
-        report.generatedAt ? `Generated ${formatDateTime(report.generatedAt)} · ` : report.createdAt ? `Created ${formatDateTime(report.createdAt)} · ` : '',
+        report.generatedAt ? `Generated ${formatDateTime(report.generatedAt)}` : report.createdAt ? `Created ${formatDateTime(report.createdAt)}` : '',
+        h('span', { class: 'meta-sep', 'aria-hidden': 'true' }, ' · '),
         del
       ),
       report.status === 'ready' ? exportActions(reportId, message) : null,
