@@ -189,5 +189,16 @@ export const interests = (reportId, source) => request('GET', `/report/${id(repo
 export const friends = (reportId, params) => request('GET', `/report/${id(reportId)}/friends${query(params)}`)
 export const diffs = (reportId, params) => request('GET', `/report/${id(reportId)}/diffs${query(params)}`)
 
+/** a ready report's export as a file: {blob, filename} (the name from Content-Disposition) */
+export async function exportReport (reportId, format, part) {
+  const path = `/report/${id(reportId)}/export${query({ format, part })}`
+  const get = () => fetch(BASE + path, { headers: token ? { authorization: `Bearer ${token}` } : {}, credentials: 'same-origin' })
+  let res = await get()
+  if (res.status === 401 && await refresh()) res = await get()
+  if (!res.ok) throw new ApiError(res.status, await res.json().catch(() => null))
+  const filename = /filename="?([^";]+)"?/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? `report-${reportId}.${format}`
+  return { blob: await res.blob(), filename }
+}
+
 /** the URL of the report's event stream; EventSource authenticates with the session cookie */
 export const streamUrl = (reportId) => `${BASE}/sse/${id(reportId)}`

@@ -1,13 +1,16 @@
 // Friends with common interests or red flags: the sort toggle, the network filter and paging.
 // The toggle always shows the order the server used: when it answers sortByRedFlagsAdjusted (the
 // requested list was empty, the other one served), the toggle follows sortByRedFlags and nothing is
-// requested again.
+// requested again. A friend's row opens what they share with the profile: the Friend object carries
+// two counts only, so the row lists the interests when the server sends them (commonInterests,
+// redFlagInterests) and otherwise says what the counts are, never a guessed list.
 import * as api from '../api.js'
 import { avatar, errorText, h, plural, SOURCE_NAMES, webLink } from '../dom.js'
+import { interestName } from './interest-detail.js'
 
 const PAGE = 10
 
-export function friendsSection (reportId, item) {
+export function friendsSection (reportId, item, detail) {
   const state = { source: item.source, sortByRedFlags: item.friends.sortByRedFlags, offset: 0 }
   let data = item.friends
   let seq = 0
@@ -25,19 +28,60 @@ export function friendsSection (reportId, item) {
   const pager = h('div', { class: 'pager' }, prev, range, next)
   const message = h('p', { class: 'form-error', role: 'alert' })
 
-  const friendRow = (f) => h('li', { class: 'person' },
-    avatar(f, 'md'),
-    h('span', { class: 'profile-names' },
-      h('span', { class: 'fullname' }, f.fullname || f.username),
-      webLink(f.link)
-        ? h('a', { class: 'username', href: webLink(f.link), target: '_blank', rel: 'noopener noreferrer' }, `@${f.username}`)
-        : h('span', { class: 'username' }, `@${f.username}`)
-    ),
-    h('span', { class: 'person-metrics' },
-      h('span', { class: `metric ${data.sortByRedFlags ? '' : 'lead'}`.trim(), title: 'Interests in common' }, plural(f.count, 'common interest')),
-      f.redFlagsCount ? h('span', { class: `metric flag ${data.sortByRedFlags ? 'lead' : ''}`.trim(), title: 'Red-flag interests' }, plural(f.redFlagsCount, 'red flag')) : null
+  // shared interests are the profile's own (the dialog opens them); a friend's red flags may not be
+  const interestList = (interests, cls) => h('ul', { class: 'friend-interests' }, interests.map((i) => h('li', null,
+    cls === 'pill-flag' ? h('span', { class: `pill ${cls}` }, i.name) : interestName(i, detail, `pill ${cls}`),
+    i.category ? h('span', { class: `badge ${cls === 'pill-flag' ? 'flag' : 'muted-badge'} small` }, i.category) : null)))
+  const friendDetail = (f) => {
+    const who = `@${data.sourceProfile.username}`
+    const common = Array.isArray(f.commonInterests) ? f.commonInterests : null
+    const flagged = Array.isArray(f.redFlagInterests) ? f.redFlagInterests : null
+    return h('div', { class: 'friend-detail' },
+      h('h4', null, `In common with ${who}`),
+      common
+        ? (common.length ? interestList(common, 'pill-new') : h('p', { class: 'muted' }, 'No interest in common.'))
+        : h('p', null, f.count ? `${plural(f.count, 'interest')} in common with ${who}.` : `No interest in common with ${who}.`),
+      h('h4', null, 'Their red flags'),
+      flagged
+        ? (flagged.length ? interestList(flagged, 'pill-flag') : h('p', { class: 'muted' }, 'No red-flag interest.'))
+        : h('p', null, f.redFlagsCount ? `${plural(f.redFlagsCount, 'red-flag interest')}.` : 'No red-flag interest.'),
+      common && flagged ? null : h('p', { class: 'muted small' }, 'The report keeps these counts, not the interests behind them.')
     )
-  )
+  }
+
+  const friendRow = (f) => {
+    const panel = h('div', { class: 'friend-panel', id: `friend-${item.source}-${f.id}`, hidden: true })
+    const open = h('button', {
+      type: 'button', class: 'icon-button friend-open', 'aria-expanded': 'false', 'aria-controls': panel.id,
+      'aria-label': `What ${f.fullname || f.username} shares`
+    }, '›')
+    const toggle = () => {
+      const opening = panel.hidden
+      if (opening && !panel.firstChild) panel.append(friendDetail(f))
+      panel.hidden = !opening
+      open.setAttribute('aria-expanded', String(opening))
+      li.classList.toggle('open', opening)
+    }
+    open.addEventListener('click', toggle)
+    const row = h('div', { class: 'friend-row' },
+      avatar(f, 'md'),
+      h('span', { class: 'profile-names' },
+        h('span', { class: 'fullname' }, f.fullname || f.username),
+        webLink(f.link)
+          ? h('a', { class: 'username', href: webLink(f.link), target: '_blank', rel: 'noopener noreferrer' }, `@${f.username}`)
+          : h('span', { class: 'username' }, `@${f.username}`)
+      ),
+      h('span', { class: 'person-metrics' },
+        h('span', { class: `metric ${data.sortByRedFlags ? '' : 'lead'}`.trim(), title: 'Interests in common' }, plural(f.count, 'common interest')),
+        f.redFlagsCount ? h('span', { class: `metric flag ${data.sortByRedFlags ? 'lead' : ''}`.trim(), title: 'Red-flag interests' }, plural(f.redFlagsCount, 'red flag')) : null
+      ),
+      open
+    )
+    // the whole row opens it for a pointer; the button is the keyboard's way in
+    row.addEventListener('click', (event) => { if (!event.target.closest('a, button')) toggle() })
+    const li = h('li', { class: 'person friend', dataset: { friend: f.id } }, row, panel)
+    return li
+  }
 
   const render = () => {
     common.setAttribute('aria-pressed', String(!state.sortByRedFlags))

@@ -1,51 +1,17 @@
-// One report: generation progress (live from the event stream), then its ReportItems, one tab per
-// network when the report covers several profiles.
+// One report: generation progress (a stepper, live from the event stream), then its ReportItems:
+// one person across networks side by side, then one tab per network when the report covers several
+// profiles. Every network's panel is built at once (hidden but for the selected one), so each keeps
+// its state and a print has them all.
 import * as api from '../api.js'
 import { avatar, errorText, formatDateTime, h, SOURCE_NAMES, statusBadge } from '../dom.js'
 import { watchReport } from '../progress.js'
+import { createStepper } from '../charts/stepper.js'
+import { networkBars } from '../charts/network-bars.js'
+import { exportActions } from './export.js'
 import { createInterestDetail } from './interest-detail.js'
 import { categoriesSection, profileHeader, redFlagsSection, topInterestsSection } from './sections.js'
 import { friendsSection } from './friends.js'
 import { diffsSection } from './diffs.js'
-
-const STAGES = {
-  queued: 'Waiting for a worker',
-  collecting: 'Collecting profile data',
-  interests: 'Computing interests',
-  friends: 'Comparing friends',
-  diffs: 'Building the monthly timeline'
-}
-
-function progressCard () {
-  const fill = h('span', { class: 'progress-fill' })
-  const meter = h('div', { class: 'progress', role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': '0', 'aria-label': 'Report generation' }, fill)
-  const label = h('p', { class: 'progress-label' })
-  const value = h('strong', { class: 'progress-value' }, '0%')
-  const node = h('section', { class: 'card progress-card', id: 'progress', dataset: { progress: '0', status: 'queued' } },
-    h('div', { class: 'section-head' }, h('h3', null, 'Generating the report'), value),
-    meter, label
-  )
-  let shown = 0
-  const set = ({ status, progress, stage }) => {
-    // the stream and the polling may interleave: the bar never goes back
-    const p = status === 'ready' ? 100 : Math.max(shown, Math.min(100, Math.round(progress ?? 0)))
-    shown = p
-    fill.style.width = `${p}%`
-    meter.setAttribute('aria-valuenow', String(p))
-    value.textContent = `${p}%`
-    node.dataset.progress = String(p)
-    node.dataset.status = status
-    node.classList.toggle('done', status === 'ready')
-    node.classList.toggle('failed', status === 'failed')
-    node.querySelector('h3').textContent = status === 'ready' ? 'Report ready' : status === 'failed' ? 'Generation failed' : 'Generating the report'
-    label.textContent = status === 'ready'
-      ? 'Every section below is up to date.'
-      : status === 'failed'
-        ? 'The report could not be generated. Your credit was returned; you can try again.'
-        : STAGES[stage] ?? (status === 'queued' ? STAGES.queued : 'Working…')
-  }
-  return { node, set }
-}
 
 function itemPanel (reportId, item, detail) {
   return h('div', { class: 'item', dataset: { source: item.source } },
@@ -54,7 +20,7 @@ function itemPanel (reportId, item, detail) {
       categoriesSection(item, detail),
       h('div', { class: 'column' }, topInterestsSection(item, detail), redFlagsSection(item, detail))
     ),
-    friendsSection(reportId, item),
+    friendsSection(reportId, item, detail),
     diffsSection(reportId, item, detail)
   )
 }
@@ -62,20 +28,34 @@ function itemPanel (reportId, item, detail) {
 function itemsView (reportId, items, detail) {
   if (!items.length) return h('p', { class: 'muted empty' }, 'This report has no profile data.')
   if (items.length === 1) return itemPanel(reportId, items[0], detail)
-  const panel = h('div', { role: 'tabpanel', id: 'item-panel' })
+  const panels = new Map(items.map((item) => [item.source, h('div', {
+    role: 'tabpanel', class: 'item-panel', id: `item-panel-${item.source}`, 'aria-labelledby': `tab-${item.source}`
+  }, itemPanel(reportId, item, detail))]))
   const tabs = items.map((item) => h('button', {
-    type: 'button', role: 'tab', class: 'tab source-tab', id: `tab-${item.source}`, 'aria-controls': 'item-panel', 'aria-selected': 'false',
+    type: 'button', role: 'tab', class: 'tab source-tab', id: `tab-${item.source}`, 'aria-controls': `item-panel-${item.source}`, 'aria-selected': 'false',
     onClick: () => select(item.source)
   }, avatar(item, 'xs'), h('span', null, SOURCE_NAMES[item.source]), h('span', { class: 'muted tab-user' }, `@${item.username}`)))
-  const cache = new Map()
   const select = (source) => {
-    for (const t of tabs) t.setAttribute('aria-selected', String(t.id === `tab-${source}`))
-    // each tab keeps its state (friends page, opened timeline) while the others are shown
-    if (!cache.has(source)) cache.set(source, itemPanel(reportId, items.find((i) => i.source === source), detail))
-    panel.replaceChildren(cache.get(source))
+    for (const t of tabs) {
+      const on = t.id === `tab-${source}`
+      t.setAttribute('aria-selected', String(on))
+      t.tabIndex = on ? 0 : -1
+    }
+    for (const [s, panel] of panels) panel.hidden = s !== source
   }
+  const tablist = h('div', { class: 'tabs source-tabs', role: 'tablist', 'aria-label': 'Profiles' }, tabs)
+  // arrow keys move between the tabs, as a tab list does
+  tablist.addEventListener('keydown', (event) => {
+    const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key]
+    if (!step) return
+    const n = tabs.indexOf(document.activeElement)
+    if (n < 0) return
+    const next = tabs[(n + step + tabs.length) % tabs.length]
+    next.focus()
+    next.click()
+  })
   select(items[0].source)
-  return h('div', null, h('div', { class: 'tabs source-tabs', role: 'tablist', 'aria-label': 'Profiles' }, tabs), panel)
+  return h('div', null, networkBars(items), tablist, ...panels.values())
 }
 
 // Reports whose generation this page just asked for: their page goes straight to the event stream,
@@ -86,7 +66,8 @@ export function expectGeneration (reportId) { justGenerated.add(reportId) }
 export function reportView ({ reportId, navigate, refreshUser }) {
   const detail = createInterestDetail(reportId)
   const head = h('div', { class: 'report-head' })
-  const body = h('div', { class: 'report-body', 'aria-live': 'polite' }, h('p', { class: 'muted' }, 'Loading the report…'))
+  const body = h('div', { class: 'report-body', 'aria-live': 'polite', 'aria-busy': 'true' },
+    h('p', { class: 'muted loading-report', role: 'status' }, 'Loading the report…'))
   const message = h('p', { class: 'form-error', role: 'alert' })
   // the status badge follows the stream while the report generates
   const statusSlot = h('span', { id: 'report-status' })
@@ -94,6 +75,7 @@ export function reportView ({ reportId, navigate, refreshUser }) {
   let stop = () => {}
   let progress = null
   let disposed = false
+  let foldTimer = null
 
   const header = (report, profiles) => {
     const names = [...new Set(profiles.map((p) => p.fullname || p.username))]
@@ -111,10 +93,12 @@ export function reportView ({ reportId, navigate, refreshUser }) {
         h('h1', { class: 'report-title' }, names.join(', ') || 'Report'),
         statusSlot
       ),
-      h('p', { class: 'muted small' },
-        report.generatedAt ? `Generated ${formatDateTime(report.generatedAt)} · ` : report.createdAt ? `Created ${formatDateTime(report.createdAt)} · ` : '',
+      h('p', { class: 'muted small report-meta' },
+        report.generatedAt ? `Generated ${formatDateTime(report.generatedAt)}` : report.createdAt ? `Created ${formatDateTime(report.createdAt)}` : '',
+        h('span', { class: 'meta-sep', 'aria-hidden': 'true' }, ' · '),
         del
       ),
+      report.status === 'ready' ? exportActions(reportId, message) : null,
       message
     )
     setStatus(report.status)
@@ -140,21 +124,35 @@ export function reportView ({ reportId, navigate, refreshUser }) {
   }
 
   const showReady = (report) => {
+    body.setAttribute('aria-busy', 'false')
     body.replaceChildren(...[progress?.node, itemsView(reportId, report.items, detail)].filter(Boolean))
+    // the finished stepper is seen complete for a moment, then folds away above the report
+    if (progress) foldTimer = setTimeout(() => progress.fold(), 1200)
+  }
+
+  const showNotGenerated = (failed) => {
+    body.setAttribute('aria-busy', 'false')
+    body.replaceChildren(...[failed ? progress?.node : null, h('section', { class: 'card center', id: failed ? 'report-failed' : 'report-draft' },
+      h('h3', null, failed ? 'Generation failed' : 'Not generated yet'),
+      h('p', { class: 'muted' }, failed
+        ? 'The report could not be generated and your credit was returned. You can generate it again.'
+        : 'Generating the report uses one report credit.'),
+      generateButton(failed ? 'Generate again' : 'Generate report')
+    )].filter(Boolean))
   }
 
   const watch = (initial) => {
-    progress = progressCard()
+    progress = createStepper()
     progress.set(initial)
     body.replaceChildren(progress.node)
     stop = watchReport(reportId, {
       onStatus: (status) => {
-        progress.set(status)
-        setStatus(status.status)
+        // an older update than the one shown changes nothing, the badge included
+        if (progress.set(status)) setStatus(status.status)
       },
       onTransport: (transport) => { progress.node.dataset.transport = transport },
       onDone: async (done) => {
-        progress.set({ status: done.status, progress: done.status === 'ready' ? 100 : 0 })
+        progress.set({ status: done.status, progress: done.status === 'ready' ? 100 : undefined })
         if (done.status !== 'ready') return load()
         try {
           const ready = await api.getReport(reportId)
@@ -166,6 +164,7 @@ export function reportView ({ reportId, navigate, refreshUser }) {
 
   const load = async (afterGenerate = justGenerated.delete(reportId)) => {
     if (afterGenerate) {
+      progress = null
       const summary = await api.reportSummary(reportId).catch(() => ({ profiles: [], createdAt: null }))
       header({ status: 'queued', createdAt: summary.createdAt }, summary.profiles)
       return watch({ status: 'queued', progress: 0, stage: 'queued' })
@@ -175,30 +174,24 @@ export function reportView ({ reportId, navigate, refreshUser }) {
       report = await api.getReport(reportId)
     } catch (err) {
       head.replaceChildren(h('a', { href: '#/', class: 'back' }, '← All reports'))
-      body.replaceChildren(h('p', { class: 'form-error' }, err.status === 404 ? 'This report does not exist.' : err.status === 403 ? 'This report belongs to another account.' : errorText(err)))
+      body.setAttribute('aria-busy', 'false')
+      body.replaceChildren(h('section', { class: 'card center', id: 'report-error' },
+        h('p', { class: 'form-error' }, err.status === 404 ? 'This report does not exist.' : err.status === 403 ? 'This report belongs to another account.' : errorText(err)),
+        err.status === 404 || err.status === 403 ? null : h('button', { type: 'button', class: 'button', onClick: () => load(false) }, 'Try again')
+      ))
       return
     }
     if (disposed) return
     const profiles = report.items.length ? report.items : (await api.reportSummary(reportId).catch(() => ({ profiles: [] }))).profiles
     header(report, profiles)
     if (report.status === 'ready') return showReady(report)
-    if (report.status === 'draft' || report.status === 'failed') {
-      const failed = report.status === 'failed'
-      body.replaceChildren(h('section', { class: 'card center' },
-        h('h3', null, failed ? 'Generation failed' : 'Not generated yet'),
-        h('p', { class: 'muted' }, failed
-          ? 'The report could not be generated and your credit was returned. You can try again.'
-          : 'Generating the report uses one report credit.'),
-        generateButton(failed ? 'Try again' : 'Generate report')
-      ))
-      return
-    }
+    if (report.status === 'draft' || report.status === 'failed') return showNotGenerated(report.status === 'failed')
     watch(report)
   }
 
   load()
   return {
     node: h('div', { class: 'report' }, head, body, detail.dialog),
-    dispose: () => { disposed = true; stop() }
+    dispose: () => { disposed = true; clearTimeout(foldTimer); stop() }
   }
 }

@@ -2,6 +2,7 @@
 // red flags.
 import { avatar, bar, h, percent, plural, SOURCE_NAMES, sourceBadge, webLink } from '../dom.js'
 import { interestName } from './interest-detail.js'
+import { categoryBars } from '../charts/category-bars.js'
 
 export function profileHeader (item) {
   const redFlags = item.redFlags?.length ?? 0
@@ -41,7 +42,7 @@ function categoryRow (category, detail, open) {
     i.redCatId && i.category ? h('span', { class: 'badge flag small' }, i.category) : null,
     h('span', { class: 'share muted' }, percent(i.share))
   )))
-  return h('li', { class: 'category' }, h('details', { open }, summary, interests))
+  return h('li', { class: 'category', dataset: { category: category.id } }, h('details', { open }, summary, interests))
 }
 
 export function categoriesSection (item, detail) {
@@ -53,25 +54,51 @@ export function categoriesSection (item, detail) {
   const note = h('p', { class: 'muted small' })
   const more = h('button', { type: 'button', class: 'button ghost small', hidden: !truncated },
     `Show all ${plural(item.categoriesCount, 'category', 'categories')}`)
+  const chart = h('div', { class: 'chart-slot' })
+  let shownFull = false
   const render = (categories, full) => {
+    shownFull = full
     list.replaceChildren(...categories.map((c, n) => categoryRow(c, detail, !full || n < 3)))
     note.textContent = full ? 'Every category with all its interests.' : 'The strongest interests, grouped by category.'
     more.hidden = full || !truncated
+  }
+  const loadAll = async () => {
+    const tree = await detail.tree(item.source)
+    if (!shownFull) render(tree, true)
+  }
+  // a bar of the chart opens its category in the list (every category, once the tree is loaded)
+  const openCategory = async (id) => {
+    await loadAll()
+    const row = list.querySelector(`[data-category="${CSS.escape(id)}"]`)
+    if (!row) return
+    const details = row.querySelector('details')
+    details.open = true
+    row.scrollIntoView({ block: 'nearest', behavior: 'smooth' })
+    details.querySelector('summary').focus({ preventScroll: true })
   }
   more.addEventListener('click', async () => {
     more.disabled = true
     more.textContent = 'Loading…'
     try {
-      render(await detail.tree(item.source), true)
+      await loadAll()
     } catch {
       more.textContent = 'Could not load: try again'
       more.disabled = false
     }
   })
-  if (preview.length) render(preview, false)
-  else list.append(h('li', { class: 'muted empty' }, 'No interests found for this profile.'))
+  if (preview.length) {
+    render(preview, false)
+    chart.append(h('p', { class: 'muted small', role: 'status' }, 'Loading the chart…'))
+    detail.tree(item.source).then(
+      (tree) => chart.replaceChildren(categoryBars(tree, { source: item.source, onSelect: openCategory })),
+      () => chart.replaceChildren(h('p', { class: 'form-error' }, 'The chart could not be loaded.'))
+    )
+  } else {
+    list.append(h('li', { class: 'muted empty' }, 'No interests found for this profile.'))
+  }
   return h('section', { class: 'card', id: `section-categories-${item.source}` },
     h('div', { class: 'section-head' }, h('h3', null, 'Interest categories'), more),
+    chart,
     note,
     list
   )
