@@ -104,6 +104,6 @@ t.test('the progress line: lines done, lines per second, elapsed time, time left
   const validating = progressLine({ stage: 'validating', done: 250, total: 1000, pass: 1, passes: 4, line: 50_000, lines: 0 }, 50_000, 10)
   t.equal(validating, 'validating 1/4  25.0%  50,000 lines  5,000 lines/s  0:10 elapsed  ~0:30 left')
   const writing = progressLine({ stage: 'writing', done: 900, total: 1000, pass: 3, passes: 4, line: 120_000, lines: 200_000 }, 520_000, 65, 120)
-  t.equal(writing, 'writing 3/4    90.0%  120,000/200,000 lines  8,000 lines/s  1:05 elapsed  ~0:07 left')
+  t.equal(writing, 'writing 3/4   90.0%  120,000/200,000 lines  8,000 lines/s  1:05 elapsed  ~0:07 left')
   t.equal(progressLine({ stage: 'writing', done: 1000, total: 1000, pass: 4, passes: 4, line: 10, lines: 10 }, 40, 2, 30).length, 29, 'fits the terminal')
 })
