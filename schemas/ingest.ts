@@ -1,6 +1,6 @@
 // Profile data records (DESIGN 5): one NDJSON line each, one schema per record type, and the answer
 // of POST /ingest.
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { SourceSchema } from './common.ts'
 
 // Caps that keep one line small and every value storable: ids and usernames 200, names 500, URLs 2048.
@@ -115,15 +115,38 @@ export const IngestLineErrorSchema = Type.Object({
 })
 export type IngestLineError = Static<typeof IngestLineErrorSchema>
 
+const TallySchema = Type.Object({
+  inserted: Type.Integer({ minimum: 0, description: 'keys new to the database' }),
+  updated: Type.Integer({ minimum: 0, description: 'keys whose stored values changed' }),
+  unchanged: Type.Integer({ minimum: 0, description: 'keys already stored with these values' })
+}, { additionalProperties: false })
+export type IngestTally = Static<typeof TallySchema>
+
+const perType = <T extends TSchema>(s: T) => Type.Object({
+  category: s, redflag: s, interest: s, account: s, profile: s, follow: s, friend: s
+}, { additionalProperties: false })
+
 export const IngestResultSchema = Type.Object({
-  imported: Type.Object({
-    category: Count, redflag: Count, interest: Count, account: Count, profile: Count, follow: Count, friend: Count
-  }),
+  imported: perType(Count),
+  summary: perType(TallySchema),
+  replaced: Type.Integer({ minimum: 0, description: 'records replaced by a later record of the same key in the input (the last one wins)' }),
   invalid: Type.Integer({ minimum: 0, description: 'number of invalid lines (skipped)' }),
   errors: Type.Array(IngestLineErrorSchema, { maxItems: 20, description: 'the first invalid lines, in line order' })
 }, {
+  description: '`imported`: records written per type, one per key (an account\'s interests included); ' +
+    '`summary`: what that did to the database per type.',
   examples: [{
     imported: { category: 1, redflag: 1, interest: 1, account: 1, profile: 2, follow: 1, friend: 1 },
+    summary: {
+      category: { inserted: 1, updated: 0, unchanged: 0 },
+      redflag: { inserted: 0, updated: 0, unchanged: 1 },
+      interest: { inserted: 1, updated: 0, unchanged: 0 },
+      account: { inserted: 0, updated: 1, unchanged: 0 },
+      profile: { inserted: 1, updated: 0, unchanged: 1 },
+      follow: { inserted: 0, updated: 1, unchanged: 0 },
+      friend: { inserted: 1, updated: 0, unchanged: 0 }
+    },
+    replaced: 2,
     invalid: 0,
     errors: []
   }]

@@ -13,6 +13,7 @@ export const NotFound = createError<[string?]>('PIR_NOT_FOUND', '%s', 404)
 export const BadRequest = createError<[string]>('PIR_BAD_REQUEST', '%s', 400)
 export const PaymentRequired = createError('PIR_PAYMENT_REQUIRED', 'payment required', 402)
 export const Conflict = createError<[string]>('PIR_CONFLICT', '%s', 409)
+export const UnsupportedEncoding = createError<[string]>('PIR_UNSUPPORTED_ENCODING', '%s', 415)
 export const TooManyRequests = createError('PIR_TOO_MANY_REQUESTS', 'too many requests', 429)
 export const ServiceUnavailable = createError<[string?]>('PIR_UNAVAILABLE', '%s', 503)
 

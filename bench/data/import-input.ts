@@ -1,7 +1,10 @@
 // Generated input for scenario 8: N NDJSON lines (DESIGN 5) and, from the same records, one
 // COPY text file per table holding exactly the rows the import writes. Deterministic, streamed to
 // disk (never whole in memory). Mix for N lines: the taxonomy (446), 5 % accounts (0 to 3
-// interests each), 2 % profiles, 5 % friendships, the rest follows.
+// interests each), 2 % profiles, 5 % friendships, the rest follows. With repeats r, a share r of
+// the lines are earlier versions of a follow (another until) or of a friendship (the other order),
+// each just before the record that replaces it; the COPY files hold the last versions, what the
+// import must end with.
 import { createWriteStream, type WriteStream } from 'node:fs'
 import { once } from 'node:events'
 import { join } from 'node:path'
@@ -63,15 +66,16 @@ function date (month: number, day: number): string {
   return `${y}-${String(month - y * 12 + 1).padStart(2, '0')}-${String(day).padStart(2, '0')}`
 }
 
-export async function writeImportInput (dir: string, lines: number, seed = 8): Promise<ImportInput> {
+export async function writeImportInput (dir: string, lines: number, repeats = 0, seed = 8): Promise<ImportInput> {
   const rnd = mulberry32(seed)
   const int = (n: number) => Math.floor(rnd() * n)
-  const nd = new Out(createWriteStream(join(dir, `import-${lines}.ndjson`)))
+  const name = `import-${lines}${repeats ? `-r${repeats}` : ''}`
+  const nd = new Out(createWriteStream(join(dir, `${name}.ndjson`)))
   const copy: Record<string, Out> = {}
   const copyFiles: Record<string, string> = {}
   const rows: Record<string, number> = {}
   for (const { table } of COPY_TABLES) {
-    copyFiles[table] = join(dir, `import-${lines}.${table}.copy`)
+    copyFiles[table] = join(dir, `${name}.${table}.copy`)
     copy[table] = new Out(createWriteStream(copyFiles[table]))
     rows[table] = 0
   }
@@ -98,8 +102,19 @@ export async function writeImportInput (dir: string, lines: number, seed = 8): P
   const nAccounts = Math.max(1, Math.floor(rest * 0.05))
   const nProfiles = Math.max(2, Math.floor(rest * 0.02))
   const nFriends = Math.min(Math.floor(rest * 0.05), nProfiles * 3)
-  const nFollows = rest - nAccounts - nProfiles - nFriends
+  const nRepeats = Math.floor(rest * repeats)
+  const nFollows = rest - nAccounts - nProfiles - nFriends - nRepeats
   if (nFollows > nProfiles * nAccounts) throw new Error('too few accounts for that many follows')
+  if (nFollows < 0) throw new Error('too many repeats')
+  // keyed record k (follows, then friendships) is repeated when the running share steps up: exactly
+  // nRepeats of them, evenly spread
+  const keyed = nFollows + nFriends
+  let k = 0
+  const repeated = () => { k++; return Math.floor((k * nRepeats) / keyed) > Math.floor(((k - 1) * nRepeats) / keyed) }
+  const stale = async (record: Record<string, unknown>) => {
+    await nd.write(JSON.stringify(record) + '\n')
+    written++
+  }
 
   for (let a = 0; a < nAccounts; a++) {
     const source = SOURCES[a % 5]
@@ -127,6 +142,7 @@ export async function writeImportInput (dir: string, lines: number, seed = 8): P
     const start = end - 23 + int(24)
     const since = date(start, 1 + int(28))
     const until = int(5) === 0 && start < end ? date(start + 1 + int(end - start), 1 + int(28)) : null
+    if (repeated()) await stale({ type: 'follow', profileId: `p-${p}`, accountId: `a-${a}`, since, until: until ? null : since })
     await emit({ type: 'follow', profileId: `p-${p}`, accountId: `a-${a}`, since, until }, 'follows', [`p-${p}`, `a-${a}`, since, until])
   }
   // friendships: p with p + d (d = 1, 2, 3), stored with a < b as the import stores them
@@ -135,9 +151,10 @@ export async function writeImportInput (dir: string, lines: number, seed = 8): P
     const d = 1 + Math.floor(r / nProfiles)
     const q = (p + d) % nProfiles
     const [x, y] = [`p-${p}`, `p-${q}`]
+    if (repeated()) await stale({ type: 'friend', a: y, b: x })
     await emit({ type: 'friend', a: x, b: y }, 'friendships', x < y ? [x, y] : [y, x])
   }
   await nd.end()
   for (const o of Object.values(copy)) await o.end()
-  return { ndjson: join(dir, `import-${lines}.ndjson`), lines: written, bytes: nd.bytes, copyFiles, rows }
+  return { ndjson: join(dir, `${name}.ndjson`), lines: written, bytes: nd.bytes, copyFiles, rows }
 }

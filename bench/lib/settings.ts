@@ -36,6 +36,8 @@ export const settings = {
   /** scenario 8 */
   importLines: Math.max(1000, Math.floor(num('BENCH_IMPORT_LINES', 1_000_000))),
   importRounds: Math.max(1, Math.floor(num('BENCH_IMPORT_ROUNDS', 1))),
+  /** share of the import's lines that repeat a key (an earlier version of a follow or friendship) */
+  importRepeats: Math.min(0.5, num('BENCH_IMPORT_REPEATS', 0.1)),
   /** npm run load: connections over the mix, seconds, and how long the server may settle before "after" */
   loadConnections: Math.max(3, Math.floor(num('BENCH_LOAD_CONNECTIONS', 1000))),
   loadDuration: Math.max(1, num('BENCH_LOAD_DURATION', 20)),

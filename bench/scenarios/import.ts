@@ -1,6 +1,8 @@
 // 8. Import of 1,000,000 NDJSON lines into PostgreSQL (`npm run import`, its own process) against
 // COPY of the same rows from files (bench/clients/copy-load.ts, its own process), each into a fresh,
 // migrated database. Target: >= 0.50 of COPY's rows/s, and the importer's RSS flat (printed).
+// BENCH_IMPORT_REPEATS (default 0.1): the share of lines that repeat a key, as collector feeds do
+// (a friendship from both sides, a follow again with its until); COPY loads the last versions.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { join } from 'node:path'
@@ -86,9 +88,10 @@ export const ingest: Scenario = {
   async run (ctx) {
     const lines = settings.importLines
     const t0 = performance.now()
-    const full = await writeImportInput(ctx.run.dir, lines)
-    const tenth = await writeImportInput(ctx.run.dir, Math.floor(lines / 10))
-    console.log(`  input: ${full.lines} lines, ${mib(full.bytes)} MiB (and ${tenth.lines} for the warm-up) written in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+    const repeats = settings.importRepeats
+    const full = await writeImportInput(ctx.run.dir, lines, repeats)
+    const tenth = await writeImportInput(ctx.run.dir, Math.floor(lines / 10), repeats)
+    console.log(`  input: ${full.lines} lines (${(repeats * 100).toFixed(0)} % repeats of a key), ${mib(full.bytes)} MiB (and ${tenth.lines} for the warm-up) written in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
     console.log(`  rows: ${COPY_TABLES.map(({ table }) => `${table} ${full.rows[table]}`).join(', ')}`)
 
     // warm-up, on a tenth of the input: caches, and the importer's RSS on a small input
@@ -131,7 +134,7 @@ export const ingest: Scenario = {
       baseline: { label: 'COPY ... FROM STDIN of the same rows, one file per table, one transaction', rowsPerSecond: baseRps, rounds: base },
       candidate: { label: 'npm run import -- FILE (validation pass + write passes, one transaction)', rowsPerSecond: candRps, rounds: cand },
       ratio,
-      input: { lines: full.lines, mib: mib(full.bytes), rows: full.rows },
+      input: { lines: full.lines, repeats, mib: mib(full.bytes), rows: full.rows },
       rss: { traceMiB: trace, peakMiB: peak, peakOnTenthMiB: mib(smallPeak), flatRule: `peak <= ${FLAT} x the peak on a tenth of the input` },
       target: { metric: 'rows (NDJSON lines) per second, candidate / baseline; importer RSS', text: `>= ${TARGET.toFixed(2)} of COPY's rows/s, RSS flat` },
       met: checks.ratio && checks.rssFlat && checks.sameRows,
@@ -139,7 +142,7 @@ export const ingest: Scenario = {
       notes: ['rows/s counts NDJSON records (lines) for both sides; COPY loads the same records as table rows (account interests included); both timed as their whole process, start-up included'],
       measuredAt: new Date().toISOString(),
       machine: ctx.machine(),
-      settings: { lines, rounds: settings.importRounds }
+      settings: { lines, repeats, rounds: settings.importRounds }
     }
   }
 }

@@ -1,11 +1,13 @@
 // npm run import -- FILE [--skip-invalid]
 // Imports profile data (NDJSON, DESIGN 5) into DATABASE_URL or the embedded database. The file is
 // validated whole first: with invalid lines nothing is imported (exit 1) unless --skip-invalid.
-// A progress bar goes to stderr when it is a terminal.
+// A progress line goes to stderr when it is a terminal (nothing when it is not: a log stays clean);
+// the summary of what was inserted, updated and unchanged goes to stdout at the end.
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig } from '../config.ts'
 import { openDatabase } from '../plugins/db.ts'
 import { createIngestService, type ImportProgress } from '../services/ingest/index.ts'
+import { progressLine, summaryText } from './import-report.ts'
 
 const USAGE = 'usage: npm run import -- FILE [--skip-invalid]'
 
@@ -28,14 +30,25 @@ let config
 try { config = loadConfig() } catch (err) { fail(err instanceof ConfigError ? err.message : String(err)) }
 
 const tty = process.stderr.isTTY
-let drawn = -1
+const started = performance.now()
+const elapsed = () => (performance.now() - started) / 1000
+// lines read in the passes before this one, for the rate over the whole run
+let linesBefore = 0
+let lastPass = 1
+let lastLine = 0
+let drawnAt = -1
 function progress (p: ImportProgress) {
-  const permille = Math.floor((p.done / p.total) * 1000)
-  if (permille === drawn) return
-  drawn = permille
-  const width = Math.max(10, Math.min(40, (process.stderr.columns ?? 80) - 30))
-  const full = Math.round((width * permille) / 1000)
-  process.stderr.write(`\r${p.stage.padEnd(10)} [${'#'.repeat(full)}${'.'.repeat(width - full)}] ${(permille / 10).toFixed(1).padStart(5)}%`)
+  if (p.pass !== lastPass) {
+    linesBefore += lastLine
+    lastPass = p.pass
+  }
+  lastLine = p.line
+  // at most a few redraws a second
+  const now = performance.now()
+  if (p.done !== p.total && now - drawnAt < 200) return
+  drawnAt = now
+  const width = process.stderr.columns ?? 80
+  process.stderr.write(`\r${progressLine(p, linesBefore + p.line, elapsed(), width).padEnd(width - 1)}`)
 }
 
 const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, prepare: config.databasePrepare })
@@ -46,7 +59,7 @@ try {
   try {
     outcome = await ingest.importFile(file, { skipInvalid: values['skip-invalid'], onProgress: tty ? progress : undefined })
   } finally {
-    if (tty && drawn >= 0) process.stderr.write('\n')
+    if (tty && drawnAt >= 0) process.stderr.write('\n')
   }
   if (outcome.invalid) {
     console.error(`${outcome.invalid} invalid line${outcome.invalid === 1 ? '' : 's'}${outcome.written ? ' skipped' : ''}:`)
@@ -54,8 +67,7 @@ try {
     if (outcome.invalid > outcome.errors.length) console.error(`  … and ${outcome.invalid - outcome.errors.length} more`)
   }
   if (outcome.written) {
-    const counts = Object.entries(outcome.imported).map(([type, n]) => `${type} ${n}`).join(', ')
-    console.log(`imported: ${counts}`)
+    console.log(summaryText(outcome, elapsed()))
   } else {
     console.error('nothing imported (use --skip-invalid to import the valid lines)')
     exitCode = 1

@@ -38,9 +38,10 @@ async function openApiPlugin (app: FastifyInstance, opts: OpenApiOptions) {
       const url = routeUrl.length > 1 ? routeUrl.replace(/\/$/, '') : routeUrl
       if (!SSE_ROUTE.test(url) || !schema?.response) return { schema, url }
       const response = schema.response as Record<string, unknown>
-      const ok = response[200]
+      const ok = response[200] as { description?: string }
+      const description = ok.description ?? 'the event stream'
       return {
-        schema: { ...schema, response: { ...response, 200: { description: 'the event stream', content: { 'text/event-stream': { schema: ok } } } } },
+        schema: { ...schema, response: { ...response, 200: { description, content: { 'text/event-stream': { schema: ok } } } } },
         url
       }
     }

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createDatabase, type Database } from '../../src/db/client.ts'
 import { childDatabase, run, tempDir } from '../foundation/support.ts'
+import { clock, progressLine } from '../../src/cli/import-report.ts'
 
 type Tap = { teardown: (fn: () => unknown) => void }
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url))
@@ -33,6 +34,13 @@ t.test('npm run import: a good file exits 0, a bad one lists its lines and exits
   const good = await cli('src/cli/import.ts', [fixture('ingest-valid.ndjson')], db.env)
   t.equal(good.code, 0, good.stderr)
   t.match(good.stdout, /imported: category 3, redflag 1, interest 4, account 4, profile 4, follow 6, friend 2/)
+  t.match(good.stdout, /type +inserted +updated +unchanged\n +category +3 +0 +0\n/)
+  t.match(good.stdout, /\n +follow +6 +0 +0\n/)
+  t.equal(good.stderr, '', 'nothing on stderr when it is not a terminal')
+
+  const again = await cli('src/cli/import.ts', [fixture('ingest-valid.ndjson')], db.env)
+  t.equal(again.code, 0, again.stderr)
+  t.match(again.stdout, /\n +follow +0 +0 +6\n/, 're-imported: unchanged')
 
   const skip = await cli('src/cli/import.ts', [fixture('ingest-invalid.ndjson'), '--skip-invalid'], db.env)
   t.equal(skip.code, 0, skip.stderr)
@@ -87,4 +95,15 @@ t.test('npm run demo-data: the same seed and month give the same bytes', async (
     t.equal(bad.code, 2, args.join(' '))
     t.match(bad.stderr, /usage: npm run demo-data/)
   }
+})
+
+t.test('the progress line: lines done, lines per second, elapsed time, time left', async (t) => {
+  t.equal(clock(0), '0:00')
+  t.equal(clock(75), '1:15')
+  t.equal(clock(3725), '1:02:05')
+  const validating = progressLine({ stage: 'validating', done: 250, total: 1000, pass: 1, passes: 4, line: 50_000, lines: 0 }, 50_000, 10)
+  t.equal(validating, 'validating 1/4  25.0%  50,000 lines  5,000 lines/s  0:10 elapsed  ~0:30 left')
+  const writing = progressLine({ stage: 'writing', done: 900, total: 1000, pass: 3, passes: 4, line: 120_000, lines: 200_000 }, 520_000, 65, 120)
+  t.equal(writing, 'writing 3/4   90.0%  120,000/200,000 lines  8,000 lines/s  1:05 elapsed  ~0:07 left')
+  t.equal(progressLine({ stage: 'writing', done: 1000, total: 1000, pass: 4, passes: 4, line: 10, lines: 10 }, 40, 2, 30).length, 29, 'fits the terminal')
 })

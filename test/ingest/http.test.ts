@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
+import { gzipSync } from 'node:zlib'
 import { build, signedInUser } from '../helper.ts'
 
 const fixture = (name: string) => readFileSync(fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url)), 'utf8')
@@ -48,13 +49,15 @@ t.test('the right token imports and answers counts per record type', async (t) =
   const before = spools().length
   const res = await app.inject({ method: 'POST', url: URL_, headers: { ...ndjson(), 'content-type': 'application/x-ndjson; charset=utf-8' }, payload: VALID })
   t.equal(res.statusCode, 200, res.body)
-  t.same(res.json(), {
+  t.match(res.json(), {
     imported: { category: 3, redflag: 1, interest: 4, account: 4, profile: 4, follow: 6, friend: 2 },
-    invalid: 0, errors: []
+    replaced: 0, invalid: 0, errors: []
   })
+  t.same(res.json().summary.profile, { inserted: 4, updated: 0, unchanged: 0 })
   t.equal(await count(app, 'follows'), 6)
   const again = await app.inject({ method: 'POST', url: URL_, headers: ndjson(), payload: VALID })
   t.equal(again.statusCode, 200)
+  t.same(again.json().summary.follow, { inserted: 0, updated: 0, unchanged: 6 })
   t.equal(await count(app, 'follows'), 6, 'idempotent')
   t.ok(spools().length <= before, 'the spooled body is deleted')
 
@@ -108,4 +111,40 @@ t.test('a body that is not NDJSON is 415; one over the limit is 413', async (t) 
   const small = await app.inject({ method: 'POST', url: URL_, headers: ndjson(), payload: Readable.from([VALID.slice(0, 600), VALID.slice(600, 1500)]) })
   t.equal(small.statusCode, 400, 'a streamed body under the limit is read (its cut-off last line is invalid)')
   t.match(small.json().message, /broken JSON|missing field/)
+})
+
+t.test('Content-Encoding: gzip is decompressed; the limit holds for the decompressed size; corrupt gzip is 400', async (t) => {
+  const app = await build(t, { INGEST_TOKEN: TOKEN, INGEST_BODY_LIMIT: '4096' })
+  const gz = (headers = {}) => ({ ...ndjson(), 'content-encoding': 'gzip', ...headers })
+  // both orders of a friendship and a follow repeated with a later until: one feed of upserts
+  const feed = VALID + '{"type":"friend","a":"p-2","b":"p-1"}\n{"type":"follow","profileId":"p-1","accountId":"a-1","since":"2025-01-01","until":"2025-06-30"}\n'
+  const res = await app.inject({ method: 'POST', url: URL_, headers: gz(), payload: gzipSync(feed) })
+  t.equal(res.statusCode, 200, res.body)
+  t.match(res.json(), { imported: { friend: 2, follow: 6 }, replaced: 2, invalid: 0 })
+  t.same(await app.database.query("select until::text from follows where profile_id = 'p-1' and account_id = 'a-1'"), [{ until: '2025-06-30' }])
+
+  const again = await app.inject({ method: 'POST', url: URL_, headers: gz({ 'content-encoding': 'GZIP' }), payload: gzipSync(VALID) })
+  t.equal(again.statusCode, 200, again.body)
+  t.same(again.json().summary.follow, { inserted: 0, updated: 1, unchanged: 5 }, 'the fixture\'s own follow comes back')
+
+  // a bomb: a few hundred bytes that inflate past the limit
+  const bomb = gzipSync(Buffer.alloc(3 * 1024 * 1024, 0x20))
+  t.ok(bomb.length < 4096)
+  const big = await app.inject({ method: 'POST', url: URL_, headers: gz(), payload: bomb })
+  t.equal(big.statusCode, 413)
+  t.same(big.json(), { code: 413, message: 'body too large' })
+
+  const corrupt = Buffer.from(gzipSync(VALID))
+  corrupt[20] ^= 0xff
+  corrupt[21] ^= 0xff
+  for (const [name, payload] of [['corrupt', corrupt], ['not gzip at all', Buffer.from(VALID)], ['cut off', gzipSync(VALID).subarray(0, 100)]] as const) {
+    const bad = await app.inject({ method: 'POST', url: URL_, headers: gz(), payload })
+    t.equal(bad.statusCode, 400, name)
+    t.same(bad.json(), { code: 400, message: 'the body is not valid gzip' }, name)
+  }
+
+  const br = await app.inject({ method: 'POST', url: URL_, headers: gz({ 'content-encoding': 'br' }), payload: 'x' })
+  t.equal(br.statusCode, 415)
+  t.same(br.json(), { code: 415, message: 'unsupported content encoding "br" (gzip or none)' })
+  t.equal(await count(app, 'follows'), 6, 'nothing of the refused bodies was written')
 })

@@ -50,10 +50,11 @@ t.test('a valid file imports, in one go, whatever the order of its records', asy
   const ingest = createIngestService({ database })
   const progress: number[] = []
   const out = await ingest.importFile(VALID, { onProgress: (p) => progress.push(p.done / p.total) })
-  t.same(out, {
+  t.match(out, {
     imported: { category: 3, redflag: 1, interest: 4, account: 4, profile: 4, follow: 6, friend: 2 },
-    invalid: 0, errors: [], written: true
+    replaced: 0, invalid: 0, errors: [], written: true
   })
+  t.same(out.summary.follow, { inserted: 6, updated: 0, unchanged: 0 })
   t.equal(progress.at(-1), 1, 'progress ends at 100%')
   t.ok(progress.every((p, i) => i === 0 || p >= progress[i - 1]), 'progress never goes back')
   t.same(await database.query('select a, b from friendships order by a, b'), [{ a: 'p-1', b: 'p-2' }, { a: 'p-1', b: 'p-3' }],
@@ -201,27 +202,27 @@ t.test('every kind of bad line is named', async (t) => {
   t.same(parseRecord(rec({ ...follow, since: '2024-02-29', until: '2024-02-29' }))?.reason, undefined, 'a leap day; until = since')
 })
 
-t.test('duplicates and unknown references in one file', async (t) => {
+t.test('repeated keys and unknown references in one file: the last record of a key wins', async (t) => {
   const database = await freshDatabase(t)
   const profile = { type: 'profile', id: 'p-1', source: 'ig', username: 'u', fullname: 'U', image: null, link: 'https://x.example/u' }
   const follow = { type: 'follow', profileId: 'p-1', accountId: 'a-1', since: '2025-01-31', until: null }
   const cases: [string, string][] = [
     [rec(profile), ''],
-    [rec(profile), 'duplicate profile "p-1" (first on line 1)'],
+    [rec({ ...profile, fullname: 'U2' }), ''],
     [rec({ type: 'category', id: 'c', name: 'C', synthetic: false }), ''],
-    [rec({ type: 'category', id: 'c', name: 'D', synthetic: false }), 'duplicate category "c" (first on line 3)'],
+    [rec({ type: 'category', id: 'c', name: 'D', synthetic: false }), ''],
     [rec({ type: 'redflag', id: 'r', label: 'R' }), ''],
-    [rec({ type: 'redflag', id: 'r', label: 'R' }), 'duplicate redflag "r" (first on line 5)'],
+    [rec({ type: 'redflag', id: 'r', label: 'R' }), ''],
     [rec({ type: 'interest', id: 'i', name: 'I', categoryId: 'c', redFlagId: 'r' }), ''],
-    [rec({ type: 'interest', id: 'i', name: 'I', categoryId: 'c' }), 'duplicate interest "i" (first on line 7)'],
+    [rec({ type: 'interest', id: 'i', name: 'I', categoryId: 'c' }), ''],
     [rec({ type: 'interest', id: 'i-2', name: 'I', categoryId: 'c', redFlagId: 'r-none' }), 'unknown redFlagId "r-none"'],
     [rec({ type: 'account', id: 'a-1', source: 'ig', username: 'a', fullname: '', interests: ['i'] }), ''],
-    [rec({ type: 'account', id: 'a-1', source: 'ig', username: 'a', fullname: '', interests: [] }), 'duplicate account "a-1" (first on line 10)'],
+    [rec({ type: 'account', id: 'a-1', source: 'ig', username: 'a', fullname: '', interests: [] }), ''],
     [rec(follow), ''],
-    [rec({ ...follow, since: '2024-01-01' }), 'duplicate follow "p-1" -> "a-1" (first on line 12)'],
+    [rec({ ...follow, since: '2024-01-01' }), ''],
     [rec({ type: 'profile', id: 'p-7', source: 'fb', username: 'v', fullname: 'V', link: 'http://x.example/v' }), ''],
     [rec({ type: 'friend', a: 'p-7', b: 'p-1' }), ''],
-    [rec({ type: 'friend', a: 'p-1', b: 'p-7' }), 'duplicate friendship "p-1" - "p-7" (first on line 15)'],
+    [rec({ type: 'friend', a: 'p-1', b: 'p-7' }), ''],
     ['   ', ''],
     [`{"type":"category","id":"c-${'x'.repeat(1024 * 1024)}"}`, 'line longer than 1048576 bytes'],
     [rec({ type: 'follow', profileId: 'p-7', accountId: 'a-nope', since: '2025-01-01' }), 'unknown accountId "a-nope"']
@@ -230,6 +231,13 @@ t.test('duplicates and unknown references in one file', async (t) => {
   const out = await createIngestService({ database }).importFile(file, { skipInvalid: true })
   t.same(out.errors, cases.flatMap(([, reason], i) => reason ? [{ line: i + 1, reason }] : []))
   t.same(out.imported, { category: 1, redflag: 1, interest: 1, account: 1, profile: 2, follow: 1, friend: 1 })
+  t.equal(out.replaced, 7)
+  t.same(await database.query("select fullname from profiles where id = 'p-1'"), [{ fullname: 'U2' }])
+  t.same(await database.query('select name from categories'), [{ name: 'D' }])
+  t.same(await database.query('select red_flag_id from interests'), [{ red_flag_id: null }])
+  t.same(await database.query('select * from account_interests'), [])
+  t.same(await database.query('select since::text from follows'), [{ since: '2024-01-01' }])
+  t.same(await database.query('select a, b from friendships'), [{ a: 'p-1', b: 'p-7' }])
 })
 
 t.test('at most 20 bad lines are listed, then the count of the rest', async (t) => {
@@ -259,7 +267,7 @@ t.test('bytes: UTF-8 only, CRLF and a BOM are fine, a last line without newline 
 
   const empty = tempFile(t, '')
   const none = await createIngestService({ database }).importFile(empty)
-  t.same(none, { imported: { category: 0, redflag: 0, interest: 0, account: 0, profile: 0, follow: 0, friend: 0 }, invalid: 0, errors: [], written: true })
+  t.match(none, { imported: { category: 0, redflag: 0, interest: 0, account: 0, profile: 0, follow: 0, friend: 0 }, replaced: 0, invalid: 0, errors: [], written: true })
 })
 
 t.test('a row that vanishes between validation and writing aborts the whole import', async (t) => {

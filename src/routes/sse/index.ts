@@ -7,6 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { errorResponses, PARAM_ERRORS } from '../../../schemas/common.ts'
+import { SSE_RETRY_MS, SseStreamSchema, type SseStatusData } from '../../../schemas/sse.ts'
 import { TooManyRequests, Unauthorized } from '../../errors.ts'
 import { UNMATCHED_ROUTE } from '../../plugins/metrics.ts'
 import { openStream, type StreamHeaders } from './stream.ts'
@@ -17,7 +18,7 @@ const QuerySchema = Type.Object({
 })
 
 /** what the client's EventSource waits before reconnecting, in ms */
-export const RETRY_MS = 3000
+export const RETRY_MS = SSE_RETRY_MS
 /** what a user at the stream limit is told to wait: a stream frees up when another one closes */
 const FULL_RETRY_AFTER_S = 30
 
@@ -46,18 +47,19 @@ const sseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     exposeHeadRoute: false,
     schema: {
       tags: ['reports'],
-      summary: 'The report\'s status and done events as a text/event-stream (Bearer, else the session cookie)',
+      summary: 'The report\'s status, done and end events as a text/event-stream (Bearer, else the session cookie)',
       description: 'On connect the current state (or, with Last-Event-ID, every event after it), then each change; ' +
         '`event: done` ends the stream. The service may end it earlier with `event: end` and `data: {"reason": ...}`: ' +
         '"session-ended" (signed out, or the session was ended elsewhere), "report-deleted", or "token-expired" ' +
         '(the Bearer token expired: reconnect with a fresh one). The end event has no id. ' +
         '204 when the report is over and the client has its last event; 429 when the user holds ' +
-        'SSE_MAX_STREAMS_PER_USER open streams on this instance already.',
+        'SSE_MAX_STREAMS_PER_USER open streams on this instance already. ' +
+        'A page on another origin (CORS_ORIGINS) reads it with fetch and a Bearer header: the session cookie is SameSite=Lax.',
       security: [{ bearer: [] }, { cookie: [] }],
       params: ParamsSchema,
       querystring: QuerySchema,
       response: {
-        200: Type.String({ description: 'text/event-stream: `id: <seq>`, `event: status|done`, `data: {...}`; or a last `event: end` without id' }),
+        200: SseStreamSchema,
         204: Type.Null({ description: 'the report is over and the client has its last event' }),
         ...errorResponses(...PARAM_ERRORS, 400, 401, 403, 404, 429, 500, 503)
       }
@@ -76,9 +78,10 @@ const sseRoutes: FastifyPluginAsyncTypebox = async (app) => {
       reply.header('retry-after', String(FULL_RETRY_AFTER_S))
       throw new TooManyRequests()
     }
+    const initial: SseStatusData = { reportId: report.id, status: report.status, progress: report.progress, stage: null }
     const prepared = await hub.prepare(report.id, {
       lastEventId: lastEventId(request, request.query.lastEventId),
-      initial: { reportId: report.id, status: report.status, progress: report.progress, stage: null },
+      initial,
       owner: { userId, sid, expMs }
     })
     if (prepared.noContent) return reply.code(204).send(null)

@@ -26,8 +26,9 @@ function grow (a: Int32Array, size: number): Int32Array<ArrayBuffer> {
 }
 
 /**
- * Rows (x, y, line) with an exact index on (x, y): add() refuses a pair seen before and names its
- * line. A row can be dropped later (its line turns negative), e.g. when a reference turns out bad.
+ * Rows (x, y, line) with an exact index on (x, y): put() stores a pair once, a later line of the
+ * same pair taking the row over (the last record of a key wins). A row can be dropped later (its
+ * line turns negative), e.g. when a reference turns out bad.
  */
 export class PairTable {
   x: Int32Array<ArrayBuffer> = new Int32Array(1024)
@@ -47,15 +48,19 @@ export class PairTable {
     return Math.imul(h, 0x2c1b3c6d) >>> 0
   }
 
-  /** 0 when the pair is new (and now stored), else the line of the row that has it */
-  add (x: number, y: number, line: number): number {
+  /** 0 when the pair is new (and now stored), else the line that had it, now replaced by line */
+  put (x: number, y: number, line: number): number {
     const mask = this.slots.length - 1
     let i = PairTable.hash(x, y) & mask
     for (;;) {
       const s = this.slots[i]
       if (s === 0) break
       const r = s - 1
-      if (this.x[r] === x && this.y[r] === y) return Math.abs(this.line[r])
+      if (this.x[r] === x && this.y[r] === y) {
+        const before = this.line[r]
+        this.line[r] = line
+        return before
+      }
       i = (i + 1) & mask
     }
     if (this.size === this.x.length) {

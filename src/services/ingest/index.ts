@@ -4,7 +4,7 @@ import type { Database } from '../../db/client.ts'
 import { INGEST_LIMITS, type IngestResult } from '../../../schemas/ingest.ts'
 import { fileSource, textSource, type LineSource } from './lines.ts'
 import { validateSource, zeroCounts } from './validate.ts'
-import { WRITE_PASSES, writeSource } from './write.ts'
+import { emptySummary, WRITE_PASSES, writeSource } from './write.ts'
 
 export { MAX_ERRORS_SHOWN } from './validate.ts'
 export type { LineSource } from './lines.ts'
@@ -14,6 +14,12 @@ export interface ImportProgress {
   /** bytes processed over every pass so far, out of total */
   done: number
   total: number
+  /** the pass (1 = validation) and how many there are (known once validation is over) */
+  pass: number
+  passes: number
+  /** lines read in this pass, and the input's lines (0 until validation has counted them) */
+  line: number
+  lines: number
 }
 
 export interface ImportOptions {
@@ -36,32 +42,35 @@ export function createIngestService ({ database }: { database: Database }) {
   async function importSource (source: LineSource, opts: ImportOptions = {}): Promise<ImportOutcome> {
     const size = source.totalBytes
     let passes = WRITE_PASSES.length + 1
+    let lines = 0
     let emitted = -1
-    const report = (stage: ImportProgress['stage'], pass: number, offset: number) => {
+    const report = (stage: ImportProgress['stage'], pass: number, offset: number, line: number) => {
+      if (stage === 'validating') lines = line
       if (!opts.onProgress || !size) return
       const total = passes * size
       const done = Math.min(total, pass * size + offset)
       // a few hundred updates per import, not one per line
       if (done !== total && done - emitted < total / 500) return
       emitted = done
-      opts.onProgress({ stage, done, total })
+      opts.onProgress({ stage, done, total, pass: pass + 1, passes, line, lines: stage === 'validating' ? 0 : lines })
     }
 
-    const validation = await validateSource(database, source, (offset) => report('validating', 0, offset))
-    const result = { invalid: validation.invalid, errors: validation.errors }
-    if (validation.invalid && !opts.skipInvalid) return { imported: zeroCounts(), ...result, written: false }
+    const validation = await validateSource(database, source, (offset, line) => report('validating', 0, offset, line))
+    const result = { replaced: validation.replaced, invalid: validation.invalid, errors: validation.errors }
+    if (validation.invalid && !opts.skipInvalid) return { imported: zeroCounts(), summary: emptySummary(), ...result, written: false }
 
     const todo = WRITE_PASSES.flatMap((types, i) => types.some((t) => validation.counts[t] > 0) ? [i] : [])
     passes = todo.length + 1
     let pass = 1
+    let summary
     try {
-      await writeSource(database, source, {
+      summary = await writeSource(database, source, {
         bad: validation.bad,
         lineTypes: validation.lineTypes,
         digest: validation.digest,
         passes: todo,
         onPass: (n) => { pass = n + 1 },
-        onOffset: (offset) => report('writing', pass, offset)
+        onOffset: (offset, line) => report('writing', pass, offset, line)
       })
     } catch (err) {
       const code = (err as { code?: unknown }).code
@@ -70,7 +79,7 @@ export function createIngestService ({ database }: { database: Database }) {
       }
       throw err
     }
-    return { imported: validation.counts, ...result, written: true }
+    return { imported: validation.counts, summary, ...result, written: true }
   }
 
   return {

@@ -24,10 +24,12 @@ export interface Validation {
   errors: IngestLineError[]
   /** line numbers of every invalid line */
   bad: ReadonlyMap<number, string>
-  /** the record type of each line that parsed as a record (RECORD_TYPES index + 1; 0 for blank or unparseable lines) */
+  /** the record type of each line to write (RECORD_TYPES index + 1; 0 for blank, unparseable or replaced lines) */
   lineTypes: LineBytes
   /** digest of the input's lines: a write pass that reads other lines is refused */
   digest: string
+  /** valid records replaced by a later record of the same key */
+  replaced: number
 }
 
 /** the digest of a batch of lines, the same in every pass over the same input */
@@ -45,7 +47,7 @@ export const zeroCounts = (): Counts => Object.fromEntries(RECORD_TYPES.map((t) 
 const SEP = '\u0000'
 const quote = (s: string) => JSON.stringify(s.length > 60 ? `${s.slice(0, 60)}…` : s)
 
-export async function validateSource (database: Database, source: LineSource, onOffset?: (offset: number) => void): Promise<Validation> {
+export async function validateSource (database: Database, source: LineSource, onOffset?: (offset: number, line: number) => void): Promise<Validation> {
   const bad = new Map<number, string>()
   const categories = new Map<string, number>()
   const redFlags = new Map<string, number>()
@@ -61,12 +63,19 @@ export async function validateSource (database: Database, source: LineSource, on
   const lineTypes = new LineBytes()
   const digest = newDigest()
 
-  const duplicate = (line: number, what: string, first: number) => bad.set(line, `duplicate ${what} (first on line ${first})`)
+  // A record whose key came earlier replaces it (the last wins, DESIGN 5): the earlier line is
+  // forgotten here and skipped by the write passes (its type turns 0), so the database sees one
+  // record per key, the last one, whatever the order of the write passes.
+  let replaced = 0
+  const supersede = (line: number) => {
+    lineTypes.set(line, 0)
+    replaced++
+  }
 
   for await (const batch of source.open()) {
     updateDigest(digest, batch)
     for (const line of batch) {
-      onOffset?.(line.offset)
+      onOffset?.(line.offset, line.no)
       if (line.text === null) {
         bad.set(line.no, line.error ?? 'unreadable line')
         continue
@@ -79,62 +88,63 @@ export async function validateSource (database: Database, source: LineSource, on
       }
       const r = parsed.record
       const no = line.no
-      lineTypes.set(no, TYPE_CODE[r.type])
       switch (r.type) {
         case 'category': {
           const first = categories.get(r.id)
-          if (first) duplicate(no, `category ${quote(r.id)}`, first)
-          else categories.set(r.id, no)
+          if (first) supersede(first)
+          categories.set(r.id, no)
           break
         }
         case 'redflag': {
           const first = redFlags.get(r.id)
-          if (first) duplicate(no, `redflag ${quote(r.id)}`, first)
-          else redFlags.set(r.id, no)
+          if (first) supersede(first)
+          redFlags.set(r.id, no)
           break
         }
         case 'interest': {
           const first = interests.get(r.id)
-          if (first) duplicate(no, `interest ${quote(r.id)}`, first.line)
-          else interests.set(r.id, { line: no, categoryId: r.categoryId, redFlagId: r.redFlagId ?? null })
+          if (first) supersede(first.line)
+          interests.set(r.id, { line: no, categoryId: r.categoryId, redFlagId: r.redFlagId ?? null })
           break
         }
         case 'account': {
           const first = accounts.get(r.id)
-          if (first) duplicate(no, `account ${quote(r.id)}`, first.line)
-          else accounts.set(r.id, { line: no, interests: r.interests })
+          if (first) supersede(first.line)
+          accounts.set(r.id, { line: no, interests: r.interests })
           break
         }
         case 'profile': {
-          const first = profiles.get(r.id)
-          if (first) {
-            duplicate(no, `profile ${quote(r.id)}`, first.line)
-            break
-          }
           // usernames are unique per source, case-insensitively (the lookup index of POST /report)
           const name = `${r.source}${SEP}${r.username.toLowerCase()}`
           const owner = profileNames.get(name)
-          if (owner !== undefined) {
-            duplicate(no, `username ${r.source}/${quote(r.username)}`, profiles.get(owner)!.line)
-            break
+          if (owner !== undefined && owner !== r.id) {
+            bad.set(no, `duplicate username ${r.source}/${quote(r.username)} (first on line ${profiles.get(owner)!.line})`)
+            continue
+          }
+          const first = profiles.get(r.id)
+          if (first) {
+            supersede(first.line)
+            profileNames.delete(`${first.source}${SEP}${first.username.toLowerCase()}`)
           }
           profileNames.set(name, r.id)
           profiles.set(r.id, { line: no, source: r.source, username: r.username })
           break
         }
         case 'follow': {
-          const first = follows.add(profileIds.intern(r.profileId), accountIds.intern(r.accountId), no)
-          if (first) duplicate(no, `follow ${quote(r.profileId)} -> ${quote(r.accountId)}`, first)
+          const first = follows.put(profileIds.intern(r.profileId), accountIds.intern(r.accountId), no)
+          if (first) supersede(first)
           break
         }
         case 'friend': {
+          // one key for both orders of a pair
           const a = profileIds.intern(r.a)
           const b = profileIds.intern(r.b)
-          const first = a < b ? friends.add(a, b, no) : friends.add(b, a, no)
-          if (first) duplicate(no, `friendship ${quote(r.a)} - ${quote(r.b)}`, first)
+          const first = a < b ? friends.put(a, b, no) : friends.put(b, a, no)
+          if (first) supersede(first)
           break
         }
       }
+      lineTypes.set(no, TYPE_CODE[r.type])
     }
   }
   profileNames.clear()
@@ -221,6 +231,7 @@ export async function validateSource (database: Database, source: LineSource, on
     errors,
     bad,
     lineTypes,
-    digest: digest.digest('base64')
+    digest: digest.digest('base64'),
+    replaced
   }
 }

@@ -11,7 +11,8 @@ import type { LineBytes } from './compact.ts'
 import type { LineSource } from './lines.ts'
 import { newDigest, updateDigest } from './validate.ts'
 
-type Query = (text: string, params?: unknown[]) => Promise<unknown>
+type Row = Record<string, unknown>
+type Query = (text: string, params?: unknown[]) => Promise<Row[]>
 
 const BATCH_ROWS = 1000
 // Any constant: concurrent imports queue behind each other instead of deadlocking on the same rows.
@@ -19,9 +20,9 @@ const IMPORT_LOCK = 7_410_551_923
 
 async function inTransaction<T> (database: Database, fn: (query: Query) => Promise<T>): Promise<T> {
   if (database.sql) {
-    return await database.sql.begin((tx) => fn((text, params) => tx.unsafe(text, params as never[]))) as T
+    return await database.sql.begin((tx) => fn(async (text, params) => await tx.unsafe(text, params as never[]) as unknown as Row[])) as T
   }
-  if (database.pglite) return await database.pglite.transaction((tx) => fn((text, params) => tx.query(text, params)))
+  if (database.pglite) return await database.pglite.transaction((tx) => fn(async (text, params) => (await tx.query<Row>(text, params)).rows))
   throw new Error('the database offers no transactions')
 }
 
@@ -86,16 +87,40 @@ const UPSERT: Record<RecordType, { columns: number, sql: string }> = {
   }
 }
 
+/**
+ * The upsert, answering how many of its rows it inserted and how many it changed (the rest were
+ * already as given). A row an upsert inserts has no xmax; one it updates carries the lock of this
+ * transaction in xmax: PostgreSQL's own way to tell them apart in one statement.
+ */
+const counted = (upsert: string) => `
+  with w as (${upsert} returning (xmax = 0) as inserted)
+  select count(*) filter (where inserted)::int as inserted, count(*) filter (where not inserted)::int as updated from w`
+
 // An account's interest set is replaced: the pairs the input no longer lists go, the new ones come.
-const ACCOUNT_INTERESTS_DELETE = `
-  delete from account_interests ai
-   where ai.account_id = any($1::text[])
-     and not exists (select 1 from unnest($2::text[], $3::text[]) as x(account_id, interest_id)
-                      where x.account_id = ai.account_id and x.interest_id = ai.interest_id)`
-const ACCOUNT_INTERESTS_INSERT = `
-  insert into account_interests (account_id, interest_id)
-  select * from unnest($1::text[], $2::text[]) as x(account_id, interest_id)
-  on conflict do nothing`
+// An account whose set changed counts as updated, unless its row was written by this transaction
+// already (then it counted as inserted or updated when it was: its xmin is this transaction's).
+const ACCOUNT_INTERESTS = `
+  with gone as (
+    delete from account_interests ai
+     where ai.account_id = any($1::text[])
+       and not exists (select 1 from unnest($2::text[], $3::text[]) as x(account_id, interest_id)
+                        where x.account_id = ai.account_id and x.interest_id = ai.interest_id)
+    returning ai.account_id),
+  came as (
+    insert into account_interests (account_id, interest_id)
+    select * from unnest($2::text[], $3::text[]) as x(account_id, interest_id)
+    on conflict do nothing
+    returning account_id),
+  changed as (select account_id from gone union select account_id from came)
+  select count(*)::int as updated
+    from changed c join accounts a on a.id = c.account_id
+   where not (a.xmin = pg_current_xact_id()::xid)`
+
+export interface Tally { inserted: number, updated: number, unchanged: number }
+export type Summary = Record<RecordType, Tally>
+
+export const emptySummary = (): Summary =>
+  Object.fromEntries(RECORD_TYPES.map((t) => [t, { inserted: 0, updated: 0, unchanged: 0 }])) as Summary
 
 function row (r: IngestRecord): (string | null)[] {
   switch (r.type) {
@@ -114,9 +139,11 @@ class UpsertBuffer {
   private size = 0
   private readonly sql: string
   private readonly width: number
-  constructor (spec: { columns: number, sql: string }) {
-    this.sql = spec.sql
+  private readonly tally: Tally
+  constructor (spec: { columns: number, sql: string }, tally: Tally) {
+    this.sql = counted(spec.sql)
     this.width = spec.columns
+    this.tally = tally
     this.columns = this.empty()
   }
 
@@ -130,14 +157,22 @@ class UpsertBuffer {
 
   flush (query: Query): Promise<unknown> | undefined {
     if (!this.size) return undefined
-    const params = this.columns
+    const [params, sent] = [this.columns, this.size]
     this.columns = this.empty()
     this.size = 0
-    return query(this.sql, params)
+    return query(this.sql, params).then(([r]) => {
+      const inserted = Number(r.inserted)
+      const updated = Number(r.updated)
+      this.tally.inserted += inserted
+      this.tally.updated += updated
+      this.tally.unchanged += sent - inserted - updated
+    })
   }
 }
 
 class AccountInterestBuffer {
+  private readonly tally: Tally
+  constructor (tally: Tally) { this.tally = tally }
   private accounts: string[] = []
   private pairs: [string[], string[]] = [[], []]
   add (r: AccountRecord): boolean {
@@ -154,10 +189,11 @@ class AccountInterestBuffer {
     const [accounts, [a, i]] = [this.accounts, this.pairs]
     this.accounts = []
     this.pairs = [[], []]
-    return (async () => {
-      await query(ACCOUNT_INTERESTS_DELETE, [accounts, a, i])
-      if (a.length) await query(ACCOUNT_INTERESTS_INSERT, [a, i])
-    })()
+    return query(ACCOUNT_INTERESTS, [accounts, a, i]).then(([r]) => {
+      const updated = Number(r.updated)
+      this.tally.updated += updated
+      this.tally.unchanged -= updated
+    })
   }
 }
 
@@ -198,10 +234,12 @@ export interface WriteOptions {
   /** which passes have something to write */
   passes: number[]
   onPass?: (index: number) => void
-  onOffset?: (offset: number) => void
+  onOffset?: (offset: number, line: number) => void
 }
 
-export async function writeSource (database: Database, source: LineSource, opts: WriteOptions): Promise<void> {
+/** writes the input; what it changed, per record type */
+export async function writeSource (database: Database, source: LineSource, opts: WriteOptions): Promise<Summary> {
+  const summary = emptySummary()
   await inTransaction(database, async (query) => {
     await query('select pg_advisory_xact_lock($1::bigint)', [String(IMPORT_LOCK)])
     for (const [n, pass] of opts.passes.entries()) {
@@ -211,14 +249,14 @@ export async function writeSource (database: Database, source: LineSource, opts:
       RECORD_TYPES.forEach((t, i) => { wanted[i + 1] = types.has(t) ? 1 : 0 })
       const interestsOfAccounts = pass === 2
       const buffers = new Map<RecordType, UpsertBuffer>()
-      const accountInterests = new AccountInterestBuffer()
-      for (const t of types) buffers.set(t, new UpsertBuffer(UPSERT[t]))
+      const accountInterests = new AccountInterestBuffer(summary.account)
+      for (const t of types) buffers.set(t, new UpsertBuffer(UPSERT[t], summary[t]))
       const inFlight = new InFlight()
       const digest = newDigest()
       for await (const batch of source.open()) {
         updateDigest(digest, batch)
         for (const line of batch) {
-          opts.onOffset?.(line.offset)
+          opts.onOffset?.(line.offset, line.no)
           if (line.text === null || !wanted[opts.lineTypes.get(line.no)] || opts.bad.has(line.no)) continue
           let r: IngestRecord
           try {
@@ -243,4 +281,5 @@ export async function writeSource (database: Database, source: LineSource, opts:
       if (digest.digest('base64') !== opts.digest) throw new Error('the input changed during the import')
     }
   })
+  return summary
 }

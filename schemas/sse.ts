@@ -1,0 +1,58 @@
+// The events of GET /sse/{reportId} (DESIGN 6): their names and the JSON of their `data:` lines.
+// The stream is text/event-stream, not JSON, so the OpenAPI document carries these under the 200's
+// `x-events` (one schema per event name) with a description of the framing; the route and the hub
+// type what they write with them.
+import { Type, type Static } from '@sinclair/typebox'
+import { ReportStatusSchema } from './report.ts'
+
+/** what the stream's first line tells an EventSource to wait before reconnecting, in ms */
+export const SSE_RETRY_MS = 3000
+
+export const REPORT_STAGES = ['queued', 'collecting', 'interests', 'friends', 'diffs'] as const
+
+const ReportId = Type.String({ description: 'the report\'s id' })
+
+export const SseStatusDataSchema = Type.Object({
+  reportId: ReportId,
+  status: ReportStatusSchema,
+  progress: Type.Integer({ minimum: 0, maximum: 100, description: 'percent done' }),
+  stage: Type.Union([...REPORT_STAGES.map((s) => Type.Literal(s)), Type.Null()], { description: 'the step of the generation, null outside one' })
+}, { description: 'the report\'s state: sent on connect (without an id when the report has no event yet) and on each change, with `id: <seq>`' })
+export type SseStatusData = Static<typeof SseStatusDataSchema>
+
+export const SseDoneDataSchema = Type.Object({
+  reportId: ReportId,
+  status: Type.Union([Type.Literal('ready'), Type.Literal('failed')]),
+  error: Type.Optional(Type.String({ description: 'why the generation failed' }))
+}, { description: 'the generation is over (`id: <seq>`); the server then ends the stream, and a reconnect with this id is answered 204' })
+export type SseDoneData = Static<typeof SseDoneDataSchema>
+
+export const SseEndDataSchema = Type.Object({
+  reason: Type.String({ description: 'why: the session ended, the report was deleted, or the Bearer token expired' })
+}, { description: 'the server ends the stream for a reason other than done (no id); reconnecting needs new credentials or is pointless' })
+export type SseEndData = Static<typeof SseEndDataSchema>
+
+/** event name -> the schema of its data */
+export const SSE_EVENTS = {
+  status: SseStatusDataSchema,
+  done: SseDoneDataSchema,
+  end: SseEndDataSchema
+} as const
+export type SseEventName = keyof typeof SSE_EVENTS
+export type SseEventData<E extends SseEventName> = Static<typeof SSE_EVENTS[E]>
+
+const FRAMING = [
+  `text/event-stream (UTF-8). First \`retry: ${SSE_RETRY_MS}\` (how long an EventSource waits before reconnecting, in ms),`,
+  'then events, each `id: <seq>` (absent on a first status without one and on end), `event: <name>`, `data: <JSON>` and a blank line;',
+  'a `: ping` comment line every SSE_HEARTBEAT_S seconds keeps proxies from closing an idle stream.',
+  'Events: `status` (the state on connect and each change), `done` (the generation is over; the stream ends after it),',
+  '`end` (the server ends the stream early: the session ended, the report was deleted, the Bearer token expired).',
+  'Reconnect with `Last-Event-ID: <seq>` (or ?lastEventId=) to get every event after it. The payload of each event is in `x-events`.'
+].join(' ')
+
+/** the 200 of the stream route: its framing in words, its events' payloads as schemas */
+export const SseStreamSchema = Type.String({
+  description: FRAMING,
+  'x-events': SSE_EVENTS,
+  'x-comments': { retry: `retry: ${SSE_RETRY_MS}, once, first`, ping: ': ping, every SSE_HEARTBEAT_S seconds' }
+})
