@@ -28,7 +28,9 @@ export const SseDoneDataSchema = Type.Object({
 export type SseDoneData = Static<typeof SseDoneDataSchema>
 
 export const SseEndDataSchema = Type.Object({
-  reason: Type.String({ description: 'why: the session ended, the report was deleted, or the Bearer token expired' })
+  reason: Type.Union([Type.Literal('session-ended'), Type.Literal('report-deleted'), Type.Literal('token-expired')], {
+    description: 'why: the session ended (signed out, ended elsewhere, password changed, account deleted), the report was deleted, or the Bearer token expired'
+  })
 }, { description: 'the server ends the stream for a reason other than done (no id); reconnecting needs new credentials or is pointless' })
 export type SseEndData = Static<typeof SseEndDataSchema>
 

@@ -2,6 +2,7 @@
 // a stream's bytes go to, and what a prepared stream looks like to its route.
 import type { StatusEventData } from './report-events.ts'
 import type { StreamOwner } from './sse-owners.ts'
+import type { SseEndData } from '../../schemas/sse.ts'
 
 /**
  * where a stream's bytes go (src/routes/sse/stream.ts). An event goes out as one string, formatted
@@ -22,7 +23,7 @@ export function formatEvent (kind: string, data: unknown, seq?: number): string 
 export const PING = ': ping\n\n'
 
 /** why a stream was ended by the service: the data of its last event, `event: end` */
-export type EndReason = 'session-ended' | 'report-deleted' | 'token-expired'
+export type EndReason = SseEndData['reason']
 
 /** the wire form of the end event: no id, so a client resuming with Last-Event-ID resumes at the last real event */
 export const endEvent = (reason: EndReason): string => formatEvent('end', { reason })
