@@ -55,6 +55,12 @@ export function watchReport (reportId, { onStatus, onDone, onTransport = () => {
       onTransport('sse')
       finish(JSON.parse(event.data))
     })
+    // The service ended the stream for good (signed out, report deleted, token expired): an
+    // EventSource would reconnect, so close it; polling carries on, and its 401 or 404 says the rest.
+    source.addEventListener('end', (event) => {
+      source.close()
+      if (JSON.parse(event.data).reason !== 'report-deleted') startPolling()
+    })
     source.addEventListener('error', () => {
       if (closed) return
       // CLOSED: refused for good (no route, 401, 204 when already finished); CONNECTING: it retries
