@@ -16,29 +16,38 @@ export function friendInterests (
 ): FriendInterests {
   const listed = new Set<string>()
   for (const f of lists.common) listed.add(f.id)
-  for (const f of lists.redFlags) listed.add(f.id)
+  const flagged = new Set<string>()
+  for (const f of lists.redFlags) flagged.add(f.id)
   const rank = new Map<string, number>()
   ranked.forEach((s, at) => rank.set(s.id, at))
+  const byRank = (a: string, b: string) => (rank.get(a) as number) - (rank.get(b) as number)
 
   const byFriend: Record<string, FriendInterestIds> = {}
   const redFlagNames: Record<string, [string, string]> = {}
   for (const f of friends) {
-    if (!listed.has(f.id)) continue
-    const tally = createTally()
+    const red = flagged.has(f.id)
+    if (!red && !listed.has(f.id)) continue
+    // the weights are needed for red flags only: a friend with none is one pass over its interests
+    const tally = red ? createTally() : null
+    const seen = new Set<string>()
     for (const follow of f.follows) {
       if (!isActiveIn(follow, month)) continue
       const p = index.accountPos.get(follow.accountId)
       if (p === undefined) continue
       const ids = interestIdsOf(index, p)
       // an account with no known interest spreads nothing, as in the profile's own weights
-      if (ids.length > 0) addFollow(tally, ids)
+      if (ids.length === 0) continue
+      if (tally !== null) addFollow(tally, ids)
+      for (const id of ids) seen.add(id)
     }
-    const common = [...tally.counts.keys()].filter((id) => rank.has(id))
-      .sort((a, b) => (rank.get(a) as number) - (rank.get(b) as number))
-    const flagged = [...tally.counts.keys()].filter((id) => index.interests.get(id)?.redFlag != null)
-    const scored = rankInterests(flagged, monthShares(tally), index.interests)
-    for (const s of scored) redFlagNames[s.id] = [s.name, s.def.redFlag?.label ?? '']
-    byFriend[f.id] = { common, redFlags: scored.map((s) => [s.id, s.share, s.relative]) }
+    const common = [...seen].filter((id) => rank.has(id)).sort(byRank)
+    let redFlags: FriendInterestIds['redFlags'] = []
+    if (tally !== null) {
+      const scored = rankInterests([...seen].filter((id) => index.interests.get(id)?.redFlag != null), monthShares(tally), index.interests)
+      for (const s of scored) redFlagNames[s.id] = [s.name, s.def.redFlag?.label ?? '']
+      redFlags = scored.map((s) => [s.id, s.share, s.relative])
+    }
+    byFriend[f.id] = { common, redFlags }
   }
   return { byFriend, redFlagNames }
 }
