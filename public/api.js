@@ -187,6 +187,7 @@ export const getReport = (reportId) => request('GET', `/report/${id(reportId)}`)
 export const deleteReport = (reportId) => request('DELETE', `/report/${id(reportId)}`)
 export const interests = (reportId, source) => request('GET', `/report/${id(reportId)}/interests${query({ source })}`)
 export const friends = (reportId, params) => request('GET', `/report/${id(reportId)}/friends${query(params)}`)
+export const friendDetail = (reportId, friendId, source) => request('GET', `/report/${id(reportId)}/friends/${encodeURIComponent(friendId)}${query({ source })}`)
 export const diffs = (reportId, params) => request('GET', `/report/${id(reportId)}/diffs${query(params)}`)
 
 /** a ready report's export as a file: {blob, filename} (the name from Content-Disposition) */

@@ -74,6 +74,19 @@ export const FriendsSchema = Type.Object({
 }, closed)
 export type Friends = Static<typeof FriendsSchema>
 
+// GET /report/{id}/friends/{friendId}: one friend and the interests behind its two counts. The lists
+// are absent for a report generated before reports kept them (docs/decisions.md, Friend detail).
+export const FriendDetailSchema = Type.Object({
+  friend: FriendSchema,
+  common: Type.Optional(Type.Array(InterestSchema, {
+    description: "the report profile's current interests the friend also has (count of them), with the profile's share, relative and badge, in the report's interest order"
+  })),
+  redFlags: Type.Optional(Type.Array(InterestSchema, {
+    description: "the friend's current red-flag interests (redFlagsCount of them), with the friend's own share and relative, the red-flag label as category"
+  }))
+}, closed)
+export type FriendDetail = Static<typeof FriendDetailSchema>
+
 export const DiffItemSchema = Type.Object({
   date: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}$', description: 'month, YYYY-MM' }),
   new: Type.Array(InterestSchema),

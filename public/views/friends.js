@@ -2,8 +2,9 @@
 // The toggle always shows the order the server used: when it answers sortByRedFlagsAdjusted (the
 // requested list was empty, the other one served), the toggle follows sortByRedFlags and nothing is
 // requested again. A friend's row opens what they share with the profile: the Friend object carries
-// two counts only, so the row lists the interests when the server sends them (commonInterests,
-// redFlagInterests) and otherwise says what the counts are, never a guessed list.
+// two counts only, so opening a row asks GET /report/{id}/friends/{friendId} for the interests
+// behind them. A report stored before it kept those interests answers without the lists: the
+// panel then says what the counts are, never a guessed list.
 import * as api from '../api.js'
 import { avatar, errorText, h, plural, SOURCE_NAMES, webLink } from '../dom.js'
 import { interestName } from './interest-detail.js'
@@ -32,10 +33,10 @@ export function friendsSection (reportId, item, detail) {
   const interestList = (interests, cls) => h('ul', { class: 'friend-interests' }, interests.map((i) => h('li', null,
     cls === 'pill-flag' ? h('span', { class: `pill ${cls}` }, i.name) : interestName(i, detail, `pill ${cls}`),
     i.category ? h('span', { class: `badge ${cls === 'pill-flag' ? 'flag' : 'muted-badge'} small` }, i.category) : null)))
-  const friendDetail = (f) => {
+  const friendDetail = (f, shared) => {
     const who = `@${data.sourceProfile.username}`
-    const common = Array.isArray(f.commonInterests) ? f.commonInterests : null
-    const flagged = Array.isArray(f.redFlagInterests) ? f.redFlagInterests : null
+    const common = Array.isArray(shared.common) ? shared.common : null
+    const flagged = Array.isArray(shared.redFlags) ? shared.redFlags : null
     return h('div', { class: 'friend-detail' },
       h('h4', null, `In common with ${who}`),
       common
@@ -45,11 +46,26 @@ export function friendsSection (reportId, item, detail) {
       flagged
         ? (flagged.length ? interestList(flagged, 'pill-flag') : h('p', { class: 'muted' }, 'No red-flag interest.'))
         : h('p', null, f.redFlagsCount ? `${plural(f.redFlagsCount, 'red-flag interest')}.` : 'No red-flag interest.'),
-      common && flagged ? null : h('p', { class: 'muted small' }, 'The report keeps these counts, not the interests behind them.')
+      common && flagged ? null : h('p', { class: 'muted small' }, 'This report keeps these counts, not the interests behind them.')
     )
   }
 
+  // the panel's content, asked for when it first opens; a failure offers to ask again
+  const fillPanel = async (panel, f, source) => {
+    panel.replaceChildren(h('p', { class: 'muted friend-loading', role: 'status' }, 'Loading what you share…'))
+    try {
+      const shared = await api.friendDetail(reportId, f.id, source)
+      panel.replaceChildren(friendDetail(shared.friend ?? f, shared))
+    } catch (err) {
+      const retry = h('button', { type: 'button', class: 'button ghost small' }, 'Try again')
+      retry.addEventListener('click', () => fillPanel(panel, f, source))
+      panel.replaceChildren(h('div', { class: 'friend-error' }, h('p', { class: 'form-error', role: 'alert' }, errorText(err)), retry))
+    }
+  }
+
   const friendRow = (f) => {
+    // the network this page of friends was asked for (the filter may change before a row opens)
+    const listSource = state.source
     const panel = h('div', { class: 'friend-panel', id: `friend-${item.source}-${f.id}`, hidden: true })
     const open = h('button', {
       type: 'button', class: 'icon-button friend-open', 'aria-expanded': 'false', 'aria-controls': panel.id,
@@ -57,7 +73,7 @@ export function friendsSection (reportId, item, detail) {
     }, '›')
     const toggle = () => {
       const opening = panel.hidden
-      if (opening && !panel.firstChild) panel.append(friendDetail(f))
+      if (opening && !panel.firstChild) fillPanel(panel, f, listSource)
       panel.hidden = !opening
       open.setAttribute('aria-expanded', String(opening))
       li.classList.toggle('open', opening)

@@ -3,11 +3,12 @@
 export { computeProfile, computeReport, withAvailableSources, TOP_INTERESTS, PREVIEW_FRIENDS } from './report-item.ts'
 export type { ReportInput } from './report-item.ts'
 export { availableSources, friendsPage } from './friends.ts'
+export { resolveFriendInterests } from './friend-detail.ts'
 export { previewTree, PREVIEW_INTERESTS } from './category-tree.ts'
 export { previewDiffs, PREVIEW_DIFF_MONTHS, PREVIEW_DIFF_INTERESTS } from './diffs.ts'
 export { formatMonth, parseMonth, toMonth } from './months.ts'
 export { compareText } from './weights.ts'
 export type {
-  AccountDef, CategoryDef, Dataset, FollowDef, FriendLists, FriendsPageQuery, InterestDef, MonthInput,
+  AccountDef, CategoryDef, Dataset, FollowDef, FriendInterestIds, FriendInterests, FriendLists, FriendsPageQuery, InterestDef, MonthInput,
   ProfileDef, ProfileInput, ProfileResult, RedFlagDef, Source
 } from './types.ts'

@@ -4,6 +4,7 @@ import type { ReportItem } from '../../schemas/report.ts'
 import { buildTree, previewTree } from './category-tree.ts'
 import { indexDataset } from './dataset.ts'
 import { buildDiffs, previewDiffs } from './diffs.ts'
+import { friendInterests } from './friend-detail.ts'
 import { availableSources, friendLists, friendsPage } from './friends.ts'
 import { interestFields, profileFields } from './interest.ts'
 import { toMonth } from './months.ts'
@@ -26,6 +27,7 @@ export function computeProfile (input: ProfileInput): ProfileResult {
   const tree = buildTree(ranked, profile.follows, index, month, source)
   const diffs = buildDiffs(timeline.changes, current, index, source)
   const friends = friendLists(current.shares, input.friends, index, month)
+  const sharedIds = friendInterests(ranked, input.friends, friends, index, month)
   const sourceProfile = profileFields(profile)
   const sources = input.availableSources ?? availableSources([{ source, friends }])
 
@@ -42,7 +44,7 @@ export function computeProfile (input: ProfileInput): ProfileResult {
     ...(redFlags.length > 0 ? { redFlags } : {}),
     ...(interestDiffs === undefined ? {} : { interestDiffs })
   }
-  return { item, tree, friends, diffs, sourceProfile }
+  return { item, tree, friends, friendInterests: sharedIds, diffs, sourceProfile }
 }
 
 // availableSources spans the whole report, so it is known only once every profile is computed:

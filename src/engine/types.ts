@@ -79,10 +79,23 @@ export interface FriendLists {
   redFlags: Friend[] // redFlagsCount > 0: redFlagsCount desc, count desc, username, id
 }
 
+// What a report keeps per listed friend to name the interests behind its two counts.
+export interface FriendInterestIds {
+  common: string[] // I_T(P) ∩ I_T(F), in the report's interest order (4.2 on P's shares)
+  redFlags: Array<[id: string, share: number, relative: number]> // F's red flags in I_T(F), 4.2 order on F's shares
+}
+
+export interface FriendInterests {
+  byFriend: Record<string, FriendInterestIds>
+  // name and bucket label of every red flag listed above (a friend's may be missing from P's tree)
+  redFlagNames: Record<string, [name: string, label: string]>
+}
+
 export interface ProfileResult {
   item: ReportItem // the full ReportItem (friends: default sort, offset 0, limit 10)
   tree: Category[] // the whole category tree, for GET /report/{id}/interests
   friends: FriendLists // the full lists, for friendsPage()
+  friendInterests: FriendInterests // the interests behind each listed friend's counts
   diffs: DiffItem[] // every month with a change, newest first, full new/lost lists
   sourceProfile: SourceProfile // P's profile fields, as friendsPage() wants them
 }

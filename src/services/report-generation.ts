@@ -52,7 +52,7 @@ export function createReportGenerator (deps: {
       if (!await stage(reportId, 'friends', 70)) return
       const availableSources = results[0]?.item.friends.availableSources ?? []
       const details: Record<string, unknown> = { availableSources }
-      for (const r of results) details[r.item.source] = { tree: r.tree, friends: r.friends, diffs: r.diffs, sourceProfile: r.sourceProfile }
+      for (const r of results) details[r.item.source] = { tree: r.tree, friends: r.friends, friendInterests: r.friendInterests, diffs: r.diffs, sourceProfile: r.sourceProfile }
       if (!await stage(reportId, 'diffs', 90)) return
 
       const generatedAt = now()

@@ -5,7 +5,8 @@ import { and, count, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { profiles, reports, subscriptions, users } from '../db/schema.ts'
 import { SOURCES, type Source } from '../../schemas/common.ts'
-import type { ReportProfile, SourceProfile } from '../../schemas/report.ts'
+import type { Category, FriendDetail, ReportProfile, SourceProfile } from '../../schemas/report.ts'
+import { resolveFriendInterests, type FriendInterestIds, type FriendInterests, type FriendLists } from '../engine/index.ts'
 import { BadRequest, Forbidden, notFound, PaymentRequired } from '../errors.ts'
 import { announce, appendEvent } from './report-events.ts'
 import { createViewCache } from './view-cache.ts'
@@ -76,6 +77,15 @@ export function createReportService (deps: {
     if (!row) throw notFound('report not found')
     if (row.userId !== userId) throw new Forbidden()
     return row
+  }
+
+  /** the source a detail route reads: 404 when the report has no profile there or is not ready */
+  async function readySource (userId: string, reportId: string, source: Source | undefined): Promise<Source> {
+    const r = await owned(userId, reportId)
+    const src = source ?? (r.profiles[0]?.source as Source)
+    if (!r.profiles.some((p) => p.source === src)) throw notFound(`the report has no profile on ${src}`)
+    if (r.status !== 'ready') throw notFound('the report is not ready')
+    return src
   }
 
   const publicProfiles = (list: StoredProfile[]): ReportProfile[] =>
@@ -175,15 +185,29 @@ export function createReportService (deps: {
     async detail<T> (userId: string, reportId: string, source: Source | undefined, part: 'tree' | 'friends' | 'diffs'): Promise<{
       source: Source, part: T, sourceProfile: SourceProfile, availableSources: Source[]
     }> {
-      const r = await owned(userId, reportId)
-      const src = source ?? (r.profiles[0]?.source as Source)
-      if (!r.profiles.some((p) => p.source === src)) throw notFound(`the report has no profile on ${src}`)
-      if (r.status !== 'ready') throw notFound('the report is not ready')
+      const src = await readySource(userId, reportId, source)
       const [row] = await database.query<{ part: T, profile: SourceProfile, available: Source[] }>(
         `select details -> $2 -> $3 as part, details -> $2 -> 'sourceProfile' as profile,
                 details -> 'availableSources' as available
            from reports where id = $1`, [reportId, src, part])
       return { source: src, part: row.part, sourceProfile: row.profile, availableSources: row.available ?? [] }
+    },
+
+    /**
+     * one friend of a ready report and the interests behind its counts, under the rules of detail();
+     * lists absent when the report was generated before it kept the ids
+     */
+    async friendDetail (userId: string, reportId: string, source: Source | undefined, friendId: string): Promise<FriendDetail> {
+      const src = await readySource(userId, reportId, source)
+      const [row] = await database.query<{ friends: FriendLists | null, tree: Category[] | null, ids: FriendInterestIds | null, names: FriendInterests['redFlagNames'] | null }>(
+        `select details -> $2 -> 'friends' as friends, details -> $2 -> 'tree' as tree,
+                details -> $2 -> 'friendInterests' -> 'byFriend' -> $3 as ids,
+                details -> $2 -> 'friendInterests' -> 'redFlagNames' as names
+           from reports where id = $1`, [reportId, src, friendId])
+      const friend = row?.friends?.common.find((f) => f.id === friendId) ?? row?.friends?.redFlags.find((f) => f.id === friendId)
+      if (!friend) throw notFound('friend not found')
+      if (!row.ids) return { friend }
+      return { friend, ...resolveFriendInterests(row.tree ?? [], row.ids, row.names ?? {}, src) }
     },
 
     /** a ready report's stored body and everything it stores per source, for an export */

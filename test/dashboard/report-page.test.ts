@@ -254,14 +254,41 @@ t.test('the report page in headless Chromium', { skip }, async (t) => {
     const bob = friends.items.find((f: { username: string }) => f.username === 'bob')
     const row = page.locator('#friends-ig .person', { hasText: 'Bob' })
     await row.waitFor(WAIT)
+    const shared = await api(user.auth, `/report/${id}/friends/${bob.id}?source=ig`)
+    t.equal(shared.common.length, bob.count, 'the API lists as many shared interests as it counts')
+    t.equal(shared.redFlags.length, bob.redFlagsCount)
     const open = row.getByRole('button', { name: 'What Bob shares' })
     t.equal(await open.getAttribute('aria-expanded'), 'false')
+
+    // the first try fails (the network drops the request): the panel says so and offers to try again
+    const detailUrl = `**/api/v1/report/${id}/friends/${bob.id}?source=ig`
+    await page.route(detailUrl, (route) => route.abort('connectionrefused'))
     await open.click()
+    t.equal(await open.getAttribute('aria-expanded'), 'true')
+    await row.locator('.friend-error', { hasText: /could not be reached/ }).waitFor(WAIT)
+    await page.unroute(detailUrl)
+
+    // the second is held a moment: the loading state shows, then the lists
+    let release = () => {}
+    const held = new Promise<void>((resolve) => { release = resolve })
+    await page.route(detailUrl, async (route) => { await held; await route.continue() })
+    await row.getByRole('button', { name: 'Try again' }).click()
+    await row.locator('.friend-loading').waitFor(WAIT)
+    release()
     const detail = row.locator('.friend-detail')
     await detail.waitFor(WAIT)
-    t.equal(await open.getAttribute('aria-expanded'), 'true')
-    t.match(await detail.textContent(), new RegExp(`${bob.count} interests? in common with @JDoe`), 'the shared interests, as the API counts them')
-    t.match(await detail.textContent(), new RegExp(`${bob.redFlagsCount} red-flag interests?`), 'their red flags')
+    await page.unroute(detailUrl)
+    const lists = detail.locator('.friend-interests')
+    t.equal(await lists.count(), 2, 'both lists shown')
+    const names = async (at: number) => (await lists.nth(at).locator('li > :first-child').allTextContents()).map((x) => x.trim())
+    const badges = async (at: number) => (await lists.nth(at).locator('li .badge').allTextContents()).map((x) => x.trim())
+    const nameOf = (i: { name: string }) => i.name
+    const badgeOf = (i: { category?: string }) => i.category
+    t.same(await names(0), shared.common.map(nameOf), 'the shared interests are the API\'s, in its order')
+    t.same(await badges(0), shared.common.map(badgeOf).filter(Boolean), 'with their category badges')
+    t.same(await names(1), shared.redFlags.map(nameOf), 'their red flags are the API\'s')
+    t.same(await badges(1), shared.redFlags.map(badgeOf).filter(Boolean))
+    t.ok(shared.common.length > 0 && shared.redFlags.length > 0, 'Bob has both, so neither list is vacuous')
     // a click on the row itself closes it again
     await row.locator('.fullname').click()
     await detail.waitFor({ state: 'hidden', ...WAIT })

@@ -93,7 +93,7 @@ t.test('engine output agrees with the naive model and keeps every invariant', as
   // how often the interesting cases came up, so a generator change cannot hollow the test out
   const seen = { interests: 0, redFlags: 0, lost: 0, cutDiffs: 0, common: 0, red: 0, adjusted: 0, ties: 0 }
   fc.assert(fc.property(worldArb, ({ ds, profile, friends, month, query }) => {
-    const { item, tree, diffs, friends: lists, sourceProfile } = computeProfile({ dataset: ds, profile, friends, month })
+    const { item, tree, diffs, friends: lists, friendInterests, sourceProfile } = computeProfile({ dataset: ds, profile, friends, month })
     const T = parseMonth(month)
     const fail = (what: string, detail?: unknown) => { throw new Error(`${what}: ${JSON.stringify(detail)}`) }
 
@@ -187,6 +187,20 @@ t.test('engine output agrees with the naive model and keeps every invariant', as
       const inRed = lists.redFlags.find((x) => x.id === f.id)
       if ((count > 0) !== (inCommon !== undefined) || (redCount > 0) !== (inRed !== undefined)) fail('friend lists', f.id)
       for (const x of [inCommon, inRed]) if (x !== undefined && (x.count !== count || x.redFlagsCount !== redCount)) fail('friend counts', f.id)
+      // the interests behind the counts: the shared ones in the profile's order, the red flags with the friend's shares
+      const kept = friendInterests.byFriend[f.id]
+      if ((inCommon ?? inRed) === undefined) {
+        if (kept !== undefined) fail('detail kept for an unlisted friend', f.id)
+        continue
+      }
+      const shared = theirs.filter((i) => model.has(i))
+      if (JSON.stringify([...kept.common].sort()) !== JSON.stringify(shared.sort())) fail('shared ids', { f: f.id, kept: kept.common, shared })
+      for (const [a, b] of pairs(kept.common.map((id) => flat.find((x) => x.id === id)!))) if (!ordered(a, b)) fail('shared order', f.id)
+      if (kept.redFlags.length !== redCount) fail('red-flag ids', f.id)
+      const own = modelMonth(ds, f.follows, T)
+      for (const [id, share] of kept.redFlags) if (!tied(share, own.get(id) ?? -1)) fail('red-flag share', { f: f.id, id })
+      const named = kept.redFlags.map(([id, share]) => ({ id, share, name: ds.interests.find((x) => x.id === id)!.name }))
+      for (const [a, b] of pairs(named)) if (!ordered(a, b)) fail('red-flag order', f.id)
     }
     const byText = (a: Friend, b: Friend) => compareText(a.username, b.username) || compareText(a.id, b.id)
     for (const [a, b] of pairs(lists.common)) {

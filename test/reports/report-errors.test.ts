@@ -13,7 +13,8 @@ t.test('ownership, unknown ids, bad bodies and paging limits', async (t) => {
 
   const routes: Array<[string, string]> = [
     ['GET', `/api/v1/report/${id}`], ['POST', `/api/v1/report/${id}/generate`], ['GET', `/api/v1/report/${id}/interests`],
-    ['GET', `/api/v1/report/${id}/friends`], ['GET', `/api/v1/report/${id}/diffs`], ['DELETE', `/api/v1/report/${id}`]
+    ['GET', `/api/v1/report/${id}/friends`], ['GET', `/api/v1/report/${id}/friends/p-2`], ['GET', `/api/v1/report/${id}/diffs`],
+    ['DELETE', `/api/v1/report/${id}`]
   ]
   for (const [method, url] of routes) {
     const anon = await app.inject({ method: method as 'GET', url })
@@ -46,6 +47,8 @@ t.test('ownership, unknown ids, bad bodies and paging limits', async (t) => {
   }
   const notReady = await app.inject({ url: `/api/v1/report/${id}/friends`, headers: owner.auth })
   t.equal(notReady.statusCode, 404, 'details of a report that is not ready')
+  const friendNotReady = await app.inject({ url: `/api/v1/report/${id}/friends/p-2`, headers: owner.auth })
+  t.same([friendNotReady.statusCode, friendNotReady.json().message], [404, 'the report is not ready'], 'a friend of a report that is not ready')
   const wrongSource = await app.inject({ url: `/api/v1/report/${id}/interests?source=tt`, headers: owner.auth })
   t.same([wrongSource.statusCode, wrongSource.json().message], [404, 'the report has no profile on tt'])
   const badSource = await app.inject({ url: `/api/v1/report/${id}/interests?source=zz`, headers: owner.auth })

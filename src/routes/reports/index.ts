@@ -4,13 +4,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { BODY_ERRORS, errorResponses, PageQuerySchema, PARAM_ERRORS } from '../../../schemas/common.ts'
 import {
-  CreatedReportSchema, CreateReportBodySchema, DiffsQuerySchema, DiffsResponseSchema, FriendsQuerySchema,
+  CreatedReportSchema, CreateReportBodySchema, DiffsQuerySchema, DiffsResponseSchema, FriendDetailSchema, FriendsQuerySchema,
   FriendsSchema, GenerateReportResponseSchema, InterestsResponseSchema, ReportListSchema, ReportSchema,
   SourceQuerySchema, type Category, type DiffItem
 } from '../../../schemas/report.ts'
 import { friendsPage, type FriendLists } from '../../engine/index.ts'
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
+const FriendParams = Type.Object({ id: Type.String({ maxLength: 64 }), friendId: Type.String({ minLength: 1, maxLength: 100 }) })
 const security = [{ bearer: [] }]
 const tags = ['reports']
 
@@ -83,6 +84,15 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const d = await reports.detail<FriendLists>(request.user.id, request.params.id, q.source, 'friends')
     return friendsPage(d.part, { sortByRedFlags: q.sortByRedFlags, offset: q.offset ?? 0, limit: q.limit ?? 20 }, d.sourceProfile, d.availableSources)
   })
+
+  app.get('/:id/friends/:friendId', {
+    schema: {
+      tags, security, summary: 'One friend: the interests it shares with the report\'s profile and its red flags',
+      params: FriendParams,
+      querystring: SourceQuerySchema,
+      response: { 200: FriendDetailSchema, ...errorResponses(...PARAM_ERRORS, 400, 401, 403, 404, 429, 500, 503) }
+    }
+  }, async (request) => reports.friendDetail(request.user.id, request.params.id, request.query.source, request.params.friendId))
 
   app.get('/:id/diffs', {
     schema: {
