@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'drizzle/', '.data/', 'coverage/', '.tap/', 'test/artifacts/', 'bench/results/', 'dist/', '.cache/'] },
+  { ignores: ['node_modules/', 'drizzle/', '.data/', 'coverage/', '.tap/', 'test/artifacts/', 'bench/results/', 'dist/', '.cache/', 'client/src/schema.d.ts'] },
   ...tseslint.configs.recommended,
   {
     rules: {
