@@ -53,6 +53,10 @@ export const EnvSchema = Type.Object({
   ARGON2_MEMORY_KIB: Int(19456, 1024),
   ARGON2_TIME_COST: Int(2, 1, 100),
   ARGON2_PARALLELISM: Int(1, 1, 16),
+  // 0: one less than UV_THREADPOOL_SIZE (at least 1)
+  ARGON2_CONCURRENCY: Int(0, 0, 1024),
+  // read by libuv itself; read here too, to size ARGON2_CONCURRENCY
+  UV_THREADPOOL_SIZE: Int(4, 1, 1024),
   RATE_LIMIT_SIGNIN_EMAIL: Int(10, 1),
   RATE_LIMIT_SIGNIN_IP: Int(30, 1),
   RATE_LIMIT_SIGNUP_IP: Int(10, 1),

@@ -47,6 +47,8 @@ export interface Config {
   /** the metrics listener's address (loopback unless told otherwise) */
   metricsHost: string
   argon2: { memoryCost: number, timeCost: number, parallelism: number }
+  /** argon2 jobs in libuv's thread pool at once (ARGON2_CONCURRENCY; default UV_THREADPOOL_SIZE - 1) */
+  argon2Concurrency: number
   rateLimits: {
     signinEmail: number, signinIp: number, signupIp: number, recoveryEmail: number, recoveryIp: number,
     refresh: number, global: number, resend: number, authFailuresIp: number, promocodeUser: number,
@@ -225,6 +227,7 @@ export function loadConfig (source: Record<string, string | undefined> = environ
     metricsPort,
     metricsHost: e.METRICS_HOST,
     argon2: { memoryCost: e.ARGON2_MEMORY_KIB, timeCost: e.ARGON2_TIME_COST, parallelism: e.ARGON2_PARALLELISM },
+    argon2Concurrency: e.ARGON2_CONCURRENCY || Math.max(1, e.UV_THREADPOOL_SIZE - 1),
     rateLimits: {
       signinEmail: e.RATE_LIMIT_SIGNIN_EMAIL,
       signinIp: e.RATE_LIMIT_SIGNIN_IP,

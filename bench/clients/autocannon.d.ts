@@ -8,6 +8,7 @@ declare module 'autocannon' {
     method?: string
     path?: string
     headers?: Record<string, string>
+    body?: string
     setupRequest?: (request: Request) => Request
   }
   /** one connection: its events, and the iterator of the requests it sends */

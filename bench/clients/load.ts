@@ -3,12 +3,17 @@
 // round-robin over the connections (e.g. one session cookie each, as many clients would). It is set
 // once per connection (setupClient), so autocannon builds the request once, as it does for a plain
 // run; a per-request setupRequest would rebuild it for every request and load the client instead.
+// `requestSets` gives each connection its own list of requests, cycled through (its own client
+// address and accounts), built once per connection the same way. A long spec arrives as `@file`.
+import { readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
 import type { LoadSpec } from '../lib/load.ts'
 
-const spec = JSON.parse(process.argv[2]) as LoadSpec
+const arg = JSON.parse(process.argv[2]) as LoadSpec | string
+const spec = (typeof arg === 'string' ? JSON.parse(readFileSync(arg.slice(1), 'utf8')) : arg) as LoadSpec
 let next = 0
 const sets = spec.headerSets?.length ? spec.headerSets : undefined
+const requestSets = spec.requestSets?.length ? spec.requestSets : undefined
 const result = await autocannon({
   url: spec.url,
   method: spec.method ?? 'GET',
@@ -19,7 +24,12 @@ const result = await autocannon({
   duration: spec.duration,
   timeout: spec.timeout,
   // (client.setHeaders refuses to run when pipelining; setting the connection's one request does the same)
-  setupClient: sets && ((client) => { client.requestIterator.setRequests([{ headers: { ...spec.headers, ...sets[next++ % sets.length] } }]) })
+  setupClient: requestSets
+    ? (client) => {
+        const list = requestSets[next++ % requestSets.length]
+        client.requestIterator.setRequests(list.map((r) => ({ method: spec.method ?? 'GET', headers: { ...spec.headers, ...r.headers }, body: r.body ?? spec.body })))
+      }
+    : sets && ((client) => { client.requestIterator.setRequests([{ headers: { ...spec.headers, ...sets[next++ % sets.length] } }]) })
 })
 process.stdout.write(JSON.stringify({
   requests: { average: result.requests.average, total: result.requests.total },

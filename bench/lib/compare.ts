@@ -59,7 +59,9 @@ function figures (rounds: LoadResult[]): SideFigures {
  */
 async function drain (s: Side): Promise<void> {
   try {
-    await request(s.url, { method: s.method, headers: { ...(s.body !== undefined ? { 'content-type': 'application/json' } : {}), ...s.headers, ...s.headerSets?.[0] }, body: s.body, timeoutMs: 300_000 })
+    const first = s.requestSets?.[0]?.[0]
+    const body = first?.body ?? s.body
+    await request(s.url, { method: s.method, headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...s.headers, ...s.headerSets?.[0], ...first?.headers }, body, timeoutMs: 300_000 })
   } catch {}
 }
 

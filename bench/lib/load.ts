@@ -1,6 +1,9 @@
 // One autocannon run, in its own process (bench/clients/load.ts), so that the load generator and
 // the server under test are separate processes.
 import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { nodeCommand, ROOT } from './processes.ts'
 
 export interface LoadSpec {
@@ -10,6 +13,11 @@ export interface LoadSpec {
   /** per-connection headers, round-robin (e.g. one session cookie per connection) */
   headerSets?: Record<string, string>[]
   body?: string
+  /**
+   * per-connection request lists, round-robin over the connections: each connection cycles through
+   * its own list (e.g. its own client address and its own accounts). Built once per connection.
+   */
+  requestSets?: Array<Array<{ headers?: Record<string, string>, body?: string }>>
   connections: number
   pipelining: number
   /** seconds */
@@ -57,8 +65,21 @@ export async function runClient<T> (script: string, spec: unknown, connections: 
   }
 }
 
+/** a spec too long for one argument (Linux takes at most 128 KiB each) goes through a file, named `@file` */
+async function withSpecArgument<T> (spec: unknown, fn: (arg: unknown) => Promise<T>): Promise<T> {
+  const json = JSON.stringify(spec)
+  if (json.length < 64 * 1024) return await fn(spec)
+  const dir = mkdtempSync(join(tmpdir(), 'bench-spec-'))
+  try {
+    writeFileSync(join(dir, 'spec.json'), json)
+    return await fn(`@${join(dir, 'spec.json')}`)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 export async function runLoad (spec: LoadSpec): Promise<LoadResult> {
-  const r = await runClient<AutocannonJson>('bench/clients/load.ts', spec, spec.connections)
+  const r = await withSpecArgument(spec, (arg) => runClient<AutocannonJson>('bench/clients/load.ts', arg, spec.connections))
   return {
     rps: r.requests.average,
     p50: r.latency.p50,

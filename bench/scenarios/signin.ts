@@ -1,12 +1,51 @@
 // 3. POST /auth/signin against argon2.verify alone (a bare Fastify route verifying the same kind of
-// hash with the same parameters), same concurrency, same libuv threadpool. Target >= 0.90; p99 printed.
-import { compareHttp, httpResultParts } from '../lib/compare.ts'
+// hash with the same parameters), same concurrency, same libuv threadpool. Target >= 0.85 at
+// -c 100 -p 1 and -p 10; p99 printed.
+//
+// As a login storm looks from outside: each connection is its own client (X-Forwarded-For from a
+// trusted proxy, TRUST_PROXY=127.0.0.1) and cycles through its own accounts, so that no account has
+// two sign-ins in flight (the per-account backoff claims each attempt) and each stays under its
+// per-e-mail limit. Only the per-IP sign-in limit is raised (a client signs in about once a second);
+// the per-e-mail limit and the global budget keep their defaults.
+import { compareHttp, httpResultParts, type Side } from '../lib/compare.ts'
 import { settings } from '../lib/settings.ts'
 import { API, PASSWORD, signUp } from '../lib/seed.ts'
 import type { Scenario } from '../lib/scenario.ts'
-import { databaseFor, serviceFor, bareFor } from '../lib/setup.ts'
+import type { Child } from '../lib/processes.ts'
+import { anotherBare, anotherService, bareFor, databaseFor, serviceFor } from '../lib/setup.ts'
 
-const TARGET = 0.9
+const TARGET = 0.85
+
+/** the limits of the measured service: the defaults of schemas/env.ts, the per-IP sign-in limit raised */
+const LIMITS = {
+  RATE_LIMIT_SIGNIN_EMAIL: '10',
+  RATE_LIMIT_SIGNIN_IP: '6000',
+  RATE_LIMIT_AUTH_FAILURES_IP: '60',
+  RATE_LIMIT_GLOBAL: '6000'
+}
+
+/** n accounts through POST /auth/signup, a few at a time (each costs an argon2 hash) */
+async function seedAccounts (app: Child, n: number): Promise<string[]> {
+  const emails: string[] = []
+  let next = 0
+  const worker = async () => {
+    while (next < n) {
+      const i = next++
+      emails[i] = await signUp(app, `signin-${i}-${process.pid}@example.com`)
+    }
+  }
+  await Promise.all(Array.from({ length: 16 }, worker))
+  return emails
+}
+
+/** per connection: its own address (198.18.0.0/15, the benchmarking range) and its own accounts */
+function requestSets (emails: string[], connections: number) {
+  return Array.from({ length: connections }, (_, c) => {
+    const headers = { 'x-forwarded-for': `198.18.${c >> 8}.${(c & 255) + 1}` }
+    const mine = emails.filter((_, i) => i % connections === c)
+    return mine.map((email) => ({ headers, body: JSON.stringify({ email, password: PASSWORD }) }))
+  })
+}
 
 export const signin: Scenario = {
   name: 'signin',
@@ -14,21 +53,47 @@ export const signin: Scenario = {
   title: 'POST /auth/signin',
   async run (ctx) {
     const db = await databaseFor(ctx, 'signin')
-    const app = await serviceFor(ctx, { name: 'service', databaseUrl: db.url })
+    // accounts are made on a service with every limit raised (sign-up allows 10 an hour per address)
+    const seeder = await serviceFor(ctx, { name: 'seeder', databaseUrl: db.url })
+    const emails = await seedAccounts(seeder, settings.signinAccounts)
+    await seeder.stop()
+    if (emails.length < settings.connections * 10) console.log(`    (only ${emails.length} accounts: at -p 10 a connection has the same account in flight twice)`)
+
+    const opts = {
+      name: 'service',
+      databaseUrl: db.url,
+      env: { TRUST_PROXY: '127.0.0.1', ...LIMITS },
+      nodeFlags: settings.signinProbe ? ['--import', './bench/lib/signin-probe.ts'] : []
+    }
+    const app = await serviceFor(ctx, opts)
     // UV_THREADPOOL_SIZE, if set, reaches both processes alike (both inherit this environment)
     const bare = await bareFor(ctx, { BENCH_PASSWORD: PASSWORD })
-    const email = await signUp(app)
+    const sets = requestSets(emails, settings.connections)
     const json = { 'content-type': 'application/json' }
     // 1,000 argon2 hashes in flight (-p 10) take far longer than autocannon's default 10 s timeout
     const timeout = 120
     // at a few dozen sign-ins per second, 1,000 queued requests need more than a 5 s round to show a rate
     const duration = Math.max(settings.duration, 15)
 
-    const figs = await compareHttp(
-      { label: 'argon2.verify alone', url: `${bare.url}/argon2`, method: 'POST', headers: json, body: JSON.stringify({ password: PASSWORD }), timeout },
-      { label: 'POST /auth/signin', url: `${app.url}${API}/auth/signin`, method: 'POST', headers: json, body: JSON.stringify({ email, password: PASSWORD }), timeout },
-      { duration }
-    )
+    const baseline: Side = {
+      label: 'argon2.verify alone',
+      url: `${bare.url}/argon2`,
+      method: 'POST',
+      headers: json,
+      requestSets: sets,
+      timeout,
+      another: anotherBare(ctx, '/argon2', { BENCH_PASSWORD: PASSWORD })
+    }
+    const candidate: Side = {
+      label: 'POST /auth/signin',
+      url: `${app.url}${API}/auth/signin`,
+      method: 'POST',
+      headers: json,
+      requestSets: sets,
+      timeout,
+      another: anotherService(ctx, opts, `${API}/auth/signin`)
+    }
+    const figs = await compareHttp(baseline, candidate, { duration })
     const parts = httpResultParts(figs, 'bare Fastify POST /argon2: argon2.verify(hash, password), argon2id m=19456 t=2 p=1', 'POST /api/v1/auth/signin (valid e-mail and password)')
     return {
       scenario: this.name,
@@ -36,6 +101,9 @@ export const signin: Scenario = {
       title: this.title,
       database: 'postgresql',
       ...parts,
+      accounts: emails.length,
+      clients: `${settings.connections} connections, each its own X-Forwarded-For address and its own accounts`,
+      limits: LIMITS,
       threadpool: process.env.UV_THREADPOOL_SIZE ?? '4 (libuv default)',
       target: { metric: 'req/s candidate / baseline at -c 100 -p 1 and -p 10', text: `>= ${TARGET.toFixed(2)}; p99 printed` },
       met: parts.ratio >= TARGET && parts.candidateErrors === 0,

@@ -27,7 +27,7 @@ export interface ServicesOptions {
 function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const { config, now } = opts
   const database = app.database
-  const passwords = createPasswordService(config.argon2)
+  const passwords = createPasswordService(config.argon2, config.argon2Concurrency)
   app.metrics?.watchPasswords(passwords)
   const mail = opts.mail ?? createMailService({ ...config.mail, log: app.log })
   const audit = createAuditService({ database })

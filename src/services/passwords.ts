@@ -1,15 +1,21 @@
 // argon2id hashing (DESIGN 8.1) and the sign-up password policy (DESIGN 3.2).
 import argon2 from 'argon2'
 import { dictionary } from '@zxcvbn-ts/language-common'
+import { createJobGate } from './job-gate.ts'
 
 export interface Argon2Params { memoryCost: number, timeCost: number, parallelism: number }
 
 const COMMON = new Set((dictionary.passwords as string[]).map((p) => p.toLowerCase()))
 
-export function createPasswordService (params: Argon2Params) {
+/**
+ * concurrency: argon2 jobs handed to libuv's thread pool at once (ARGON2_CONCURRENCY), the rest
+ * waiting here (src/services/job-gate.ts says why; docs/benchmarks.md, Sign-in under a flood).
+ */
+export function createPasswordService (params: Argon2Params, concurrency = 3) {
   const options = { type: argon2.argon2id as 2, ...params }
+  const gate = createJobGate(concurrency)
   // Verifying against this keeps an unknown e-mail as slow as a wrong password.
-  const dummy = argon2.hash('dummy password for unknown accounts', options)
+  const dummy = gate.run(() => argon2.hash('dummy password for unknown accounts', options))
   // every verification counted: how the per-account backoff is shown to hold under concurrency
   // (pir_argon2_verifications_total)
   let verifications = 0
@@ -17,19 +23,22 @@ export function createPasswordService (params: Argon2Params) {
   return {
     /** argon2 verifications run since start, the dummy ones included */
     get verifications () { return verifications },
+    /** argon2 jobs in the thread pool now, waiting for it now, and the most ever in it at once */
+    get pool () { return { running: gate.running, waiting: gate.waiting, peak: gate.peak } },
 
-    hash: (password: string) => argon2.hash(password, options),
+    hash: (password: string) => gate.run(() => argon2.hash(password, options)),
 
     async verify (hash: string, password: string): Promise<{ ok: boolean, rehash: boolean }> {
       let ok = false
       verifications++
-      try { ok = await argon2.verify(hash, password) } catch { ok = false }
+      try { ok = await gate.run(() => argon2.verify(hash, password)) } catch { ok = false }
       return { ok, rehash: ok && argon2.needsRehash(hash, options) }
     },
 
     async verifyDummy (password: string): Promise<void> {
       verifications++
-      await argon2.verify(await dummy, password).catch(() => false)
+      const digest = await dummy
+      await gate.run(() => argon2.verify(digest, password)).catch(() => false)
     },
 
     /** the reason a new password is refused, or null */
