@@ -31,14 +31,10 @@ type Tap = Test
 /** a small, fast password hash: the browser tests sign in many times */
 export const FAST_HASH = { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' }
 
-export async function startDashboard (t: Tap, env: Record<string, string> = {}) {
+/** headless Chromium that opens PUBLIC_ORIGIN on this port-0 listener (--host-resolver-rules) */
+export async function launchChromium (port: number): Promise<Browser> {
   const { chromium } = await import('playwright-core')
-  mkdirSync(ARTIFACTS, { recursive: true })
-  const app = await build(t, { WORKERS: '0', PUBLIC_URL: PUBLIC_ORIGIN, RATE_LIMIT_SIGNUP_IP: '100', ...FAST_HASH, ...env })
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const { port } = app.server.address() as AddressInfo
-
-  const browser: Browser = await chromium.launch({
+  return chromium.launch({
     executablePath: CHROMIUM,
     args: [
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -46,6 +42,15 @@ export async function startDashboard (t: Tap, env: Record<string, string> = {}) 
       `--host-resolver-rules=MAP localhost:8443 127.0.0.1:${port}`
     ]
   })
+}
+
+export async function startDashboard (t: Tap, env: Record<string, string> = {}) {
+  mkdirSync(ARTIFACTS, { recursive: true })
+  const app = await build(t, { WORKERS: '0', PUBLIC_URL: PUBLIC_ORIGIN, RATE_LIMIT_SIGNUP_IP: '100', ...FAST_HASH, ...env })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as AddressInfo
+
+  const browser = await launchChromium(port)
   // teardowns run last in, first out: the browser closes before the app
   t.teardown(() => browser.close())
 

@@ -12,6 +12,7 @@ import type { Db } from '../../src/db/client.ts'
 import { follows, friendships, profiles } from '../../src/db/schema.ts'
 import { build, GOOD_PASSWORD, uniqueEmail } from '../helper.ts'
 import { MONTH_START, seedReportData } from '../reports/seed.ts'
+import { launchChromium } from './browser.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url))
@@ -50,7 +51,6 @@ async function seedFriends (db: Db) {
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`
 
 t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
-  const { chromium } = await import('playwright-core')
   mkdirSync(ARTIFACTS, { recursive: true })
   const app = await build(t, { WORKERS: '1', PUBLIC_URL: PUBLIC_ORIGIN })
   await seedReportData(app.db)
@@ -58,14 +58,7 @@ t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
 
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      `--host-resolver-rules=MAP localhost:8443 127.0.0.1:${port}`
-    ]
-  })
+  const browser = await launchChromium(port)
   // teardowns run last in, first out: the browser closes before the app, no stream is left open
   t.teardown(() => browser.close())
 

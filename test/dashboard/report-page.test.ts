@@ -10,13 +10,14 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { eq } from 'drizzle-orm'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import type { FastifyInstance } from 'fastify'
 import type { Db } from '../../src/db/client.ts'
 import { accountInterests, accounts, follows, friendships, interests, profiles, reports } from '../../src/db/schema.ts'
 import { build, signedInUser } from '../helper.ts'
 import { createReport, waitForStatus } from '../reports/report-wait.ts'
 import { MONTH_START, seedReportData } from '../reports/seed.ts'
+import { launchChromium } from './browser.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
 const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url))
@@ -63,21 +64,13 @@ async function seedMore (db: Db) {
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`
 
 t.test('the report page in headless Chromium', { skip }, async (t) => {
-  const { chromium } = await import('playwright-core')
   mkdirSync(ARTIFACTS, { recursive: true })
   const app = await build(t, { WORKERS: '1', PUBLIC_URL: PUBLIC_ORIGIN })
   await seedReportData(app.db)
   await seedMore(app.db)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      `--host-resolver-rules=MAP localhost:8443 127.0.0.1:${port}`
-    ]
-  })
+  const browser = await launchChromium(port)
   t.teardown(() => browser.close())
 
   const problems: string[] = []
