@@ -6219,6 +6219,269 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/report/{id}/friends/{friendId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One friend: the interests it shares with the report's profile and its red flags */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description source network */
+                    source?: "ig" | "fb" | "tt" | "tw" | "li";
+                };
+                header?: never;
+                path: {
+                    friendId: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the report profile's current interests the friend also has (count of them), with the profile's share, relative and badge, in the report's interest order */
+                            common?: {
+                                /** @description red-flag bucket label, else the non-synthetic parent category name */
+                                category?: string;
+                                /** @description only on interests inside a category */
+                                follows?: {
+                                    fullname: string;
+                                    id: string;
+                                    /** @description account image URL; '' when none */
+                                    image: string;
+                                    /** @description true when the account has no image */
+                                    imageNotLoaded: boolean;
+                                    username: string;
+                                }[];
+                                id: string;
+                                name: string;
+                                /** @description red-flag bucket id; only on red-flag interests inside a category */
+                                redCatId?: string;
+                                /** @description share / the largest share of the month */
+                                relative: number;
+                                /** @description w(i) / total for the month */
+                                share: number;
+                                /** @description source network */
+                                source: "ig" | "fb" | "tt" | "tw" | "li";
+                                /** @description true when the interest is not in the current month (diffs only) */
+                                unactive: boolean;
+                            }[];
+                            friend: {
+                                /** @description interests in common with the report profile */
+                                count: number;
+                                fullname: string;
+                                id: string;
+                                image: string;
+                                imageNotLoaded: boolean;
+                                link: string;
+                                /** @description red-flag interests among the friend's interests */
+                                redFlagsCount: number;
+                                /** @description source network */
+                                source: "ig" | "fb" | "tt" | "tw" | "li";
+                                username: string;
+                            };
+                            /** @description the friend's current red-flag interests (redFlagsCount of them), with the friend's own share and relative, the red-flag label as category */
+                            redFlags?: {
+                                /** @description red-flag bucket label, else the non-synthetic parent category name */
+                                category?: string;
+                                /** @description only on interests inside a category */
+                                follows?: {
+                                    fullname: string;
+                                    id: string;
+                                    /** @description account image URL; '' when none */
+                                    image: string;
+                                    /** @description true when the account has no image */
+                                    imageNotLoaded: boolean;
+                                    username: string;
+                                }[];
+                                id: string;
+                                name: string;
+                                /** @description red-flag bucket id; only on red-flag interests inside a category */
+                                redCatId?: string;
+                                /** @description share / the largest share of the month */
+                                relative: number;
+                                /** @description w(i) / total for the month */
+                                share: number;
+                                /** @description source network */
+                                source: "ig" | "fb" | "tt" | "tw" | "li";
+                                /** @description true when the interest is not in the current month (diffs only) */
+                                unactive: boolean;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/report/{id}/generate": {
         parameters: {
             query?: never;
