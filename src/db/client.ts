@@ -96,7 +96,7 @@ export function fromPostgres (url: string, max = 10, prepare = true): Database {
     prepare,
     onnotice: () => {},
     // a dead server must surface as an error quickly, not as a hung request: an unreachable host
-    // gives up after 3 s (+ at most the reconnect delay), inside the 5 s a request may wait (issue 8)
+    // gives up after 3 s (+ at most the reconnect delay), inside the 5 s a request may wait
     connect_timeout: 3,
     idle_timeout: 60,
     backoff: reconnectDelay

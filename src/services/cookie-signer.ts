@@ -1,7 +1,7 @@
 // The session cookie's signer (@fastify/cookie's Signer: HMAC-SHA256, the first secret signs, the
 // others still verify), with what it computed kept. @fastify/session signs the session id on every
 // request that reads a session and verifies the cookie on every request that sends one; a refresh
-// (issue 7, scenario 4) paid for both HMACs each time, for the same few values over and over. Both
+// pays for both HMACs each time, for the same few values over and over. Both
 // are pure functions of their input and the secrets, so a kept result is the result the Signer would
 // compute. Only verified cookies are kept: a cookie that fails verification is checked afresh each
 // time (a constant-time comparison in the Signer), and a forged cookie cannot push anything out.

@@ -1,5 +1,5 @@
 // An in-memory view of database rows, read through on a miss and kept correct by invalidation rather
-// than by a query per request (issue 7). The change notifications come from triggers (drizzle/0003):
+// than by a query per request. The change notifications come from triggers (drizzle/0003):
 // every instance drops a key when any process commits a change to it, and writers in this process
 // also drop it themselves before answering, so a client reads its own writes at once.
 //
