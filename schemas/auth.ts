@@ -8,7 +8,7 @@ export const AcquisitionCodeSchema = Type.String({ maxLength: 256 })
 
 export const SigninBodySchema = Type.Object({
   email: EmailSchema,
-  // sign-in accepts any stored password; only its length is capped (DESIGN 8.1)
+  // sign-in accepts any stored password; only its length is capped (docs/architecture.md, Security rules)
   password: Type.String({ minLength: 1, maxLength: 256 }),
   token: Type.Optional(Type.Boolean({ description: 'return the JWT in the body' })),
   remember: Type.Optional(Type.Boolean({ description: 'false: browser-session cookie; never changes the JWT lifetime' }))
@@ -69,7 +69,7 @@ export const IdpBodySchema = Type.Object({
 }, { examples: [{ clientId: '1234.apps.googleusercontent.com', credential: 'eyJhbGciOiJSUzI1NiIs…', select_by: 'btn', token: true }] })
 export type IdpBody = Static<typeof IdpBodySchema>
 
-// The account page: its sessions, a password change, deleting the account (DESIGN 3.2).
+// The account page: its sessions, a password change, deleting the account (docs/decisions.md, Account control).
 export const SessionItemSchema = Type.Object({
   id: Type.String({ format: 'uuid', description: "the session's public id (the JWT's sid), never the cookie's secret" }),
   createdAt: Type.String({ format: 'date-time', description: 'sign-in' }),

@@ -1,4 +1,4 @@
-// Bodies and answers of /billing/* (DESIGN 7).
+// Bodies and answers of /billing/* (docs/architecture.md, Billing).
 import { Type, type Static } from '@sinclair/typebox'
 
 // Not `format: 'uri'`: Stripe's `{CHECKOUT_SESSION_ID}` placeholder is not a valid URI character.

@@ -1,4 +1,4 @@
-// GET /report/{id}/export: a ready report as a file (DESIGN 3.3, docs/decisions.md "Journeys (server)").
+// GET /report/{id}/export: a ready report as a file (docs/decisions.md, Export).
 import { Type, type Static } from '@sinclair/typebox'
 import { SourceSchema } from './common.ts'
 import { CategorySchema, DiffItemSchema, FriendSchema, ReportSchema } from './report.ts'

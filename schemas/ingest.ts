@@ -1,4 +1,4 @@
-// Profile data records (DESIGN 5): one NDJSON line each, one schema per record type, and the answer
+// Profile data records (docs/architecture.md, Profile data and ingest): one NDJSON line each, one schema per record type, and the answer
 // of POST /ingest.
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { SourceSchema } from './common.ts'
@@ -23,7 +23,7 @@ const Username = Type.String({ minLength: 1, maxLength: INGEST_LIMITS.id })
 const Fullname = Type.String({ maxLength: INGEST_LIMITS.name })
 // Only web links: a report page renders them as hrefs and image sources.
 const Url = Type.String({ minLength: 1, maxLength: INGEST_LIMITS.url, pattern: '^https?://[^\\s]+$', description: 'an http(s) URL' })
-// A real calendar date is checked beyond the pattern (2025-02-30 matches it).
+// A real calendar date is checked beyond the pattern (a 30th of February matches it).
 const DateString = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'a date YYYY-MM-DD' })
 const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Optional(Type.Union([s, Type.Null()]))
 

@@ -1,4 +1,5 @@
-// Report shapes: ReportItem and its parts (spec 2.4, DESIGN 4) and the bodies of /report (DESIGN 3.3).
+// Report shapes: ReportItem and its parts (docs/architecture.md, Report computation) and the bodies
+// of /report (docs/architecture.md, HTTP contract).
 // The engine's output objects are typed by these, so a report stored as JSON is exactly what is served.
 // Engine-produced shapes refuse unknown properties: a stray field (e.g. `follows` leaking into
 // topInterests) then fails Value.Check in the tests instead of silently shipping.
@@ -117,7 +118,7 @@ export const ReportItemSchema = Type.Object({
 }, closed)
 export type ReportItem = Static<typeof ReportItemSchema>
 
-// ------------------------------------------------------------------ API bodies (DESIGN 3.3)
+// ------------------------------------------------------------------ API bodies (HTTP contract)
 
 export const REPORT_STATUSES = ['draft', 'queued', 'generating', 'ready', 'failed'] as const
 export const ReportStatusSchema = Type.Union(REPORT_STATUSES.map((s) => Type.Literal(s)))

@@ -1,4 +1,4 @@
-// pino options: a request id on every line, and never a password, token, cookie or secret (DESIGN 8.9).
+// pino options: a request id on every line, and never a password, token, cookie or secret (docs/operations.md, Logs).
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { FastifyBaseLogger, FastifyRequest, FastifyServerOptions } from 'fastify'

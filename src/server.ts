@@ -40,8 +40,8 @@ closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
 })
 
 await beforeListen(app, config)
-// A thousand clients connecting at once overflowed Node's default accept queue (511): their SYNs were
-// dropped and retried seconds later, and requests timed out (npm run load). The kernel caps this at
+// A thousand clients connecting at once overflow Node's default accept queue (511): their SYNs are
+// dropped and retried seconds later, and requests time out (see docs/benchmarks.md, Load and soak). The kernel caps this at
 // net.core.somaxconn.
 await app.listen({ host: config.host, port: config.port, backlog: 4096 })
 metricsListener = await listenMetrics(app, config)

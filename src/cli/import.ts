@@ -1,5 +1,5 @@
 // npm run import -- FILE [--skip-invalid]
-// Imports profile data (NDJSON, DESIGN 5) into DATABASE_URL or the embedded database. The file is
+// Imports profile data (NDJSON, docs/architecture.md, Profile data and ingest) into DATABASE_URL or the embedded database. The file is
 // validated whole first: with invalid lines nothing is imported (exit 1) unless --skip-invalid.
 // A progress line goes to stderr when it is a terminal (nothing when it is not: a log stays clean);
 // the summary of what was inserted, updated and unchanged goes to stdout at the end.

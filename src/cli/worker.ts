@@ -1,4 +1,4 @@
-// npm run worker: a report-generation worker process without an HTTP listener (DESIGN 6, 9).
+// npm run worker: a report-generation worker process without an HTTP listener (docs/operations.md, Scale-out on PostgreSQL).
 // WORKERS sets how many jobs it runs at once (at least 1 here).
 import closeWithGrace from 'close-with-grace'
 import pino from 'pino'

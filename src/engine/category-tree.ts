@@ -48,8 +48,8 @@ export function buildTree (
 
 // Up to 3 accounts per interest among P's follows active in month T: latest `since` first, then
 // account id, equal follows in their given order (as a stable sort would leave them). Each interest
-// keeps its first three as the follows go by: linear, where a sort of every active follow was
-// n log n (bench/scenarios/engine.ts).
+// keeps its first three as the follows go by: linear, where a sort of every active follow would be
+// n log n (see docs/benchmarks.md, Engine).
 function followerPreviews (follows: readonly FollowDef[], index: DatasetIndex, month: number): Map<string, Follower[]> {
   const firsts = new Map<string, FollowDef[]>()
   for (const f of follows) {

@@ -4,8 +4,8 @@
 // Accounts are stored flat (compressed rows): account p's known, distinct interest slots are
 // slots[slotStart[p] .. slotStart[p + 1]). Resolving a follow is then one Map lookup to a small
 // integer and a walk over a typed array. The friends pass resolves every follow of every friend
-// (200 x 1,000 in the benchmark); an object per account there cost three times as much, in cache
-// misses, as the lookup itself (bench/scenarios/engine.ts).
+// (200 x 1,000 in the benchmark); an object per account there costs three times as much, in cache
+// misses, as the lookup itself (see docs/benchmarks.md, Engine).
 import type { AccountDef, CategoryDef, Dataset, RedFlagDef } from './types.ts'
 
 export interface IndexedInterest {

@@ -1,4 +1,4 @@
-// The report engine (DESIGN 4): pure and deterministic, no I/O and no clock. Services load the data,
+// The report engine (docs/architecture.md, Report computation): pure and deterministic, no I/O and no clock. Services load the data,
 // call computeProfile/computeReport, store the results, and page them with friendsPage.
 export { computeProfile, computeReport, withAvailableSources, TOP_INTERESTS, PREVIEW_FRIENDS } from './report-item.ts'
 export type { ReportInput } from './report-item.ts'

@@ -1,4 +1,4 @@
-// The field sets shared by the tree, the previews, the diffs and the friends (spec 2.4).
+// The field sets shared by the tree, the previews, the diffs and the friends (docs/architecture.md, Report computation).
 // `== null` on images: ingest lets a loader leave `image` out as well as null it.
 import type { Follower, Interest, SourceProfile } from '../../schemas/report.ts'
 import type { IndexedInterest } from './dataset.ts'

@@ -2,7 +2,7 @@
 // ends by T), events are applied month by month to a Tally, and each month with events is compared
 // with the month before. Cost O(follows + event months x active interests), instead of rescanning
 // every follow for every month. Events are grouped by month and only the distinct months are sorted:
-// a sort of every event made the sweep n log n in the follows (bench/scenarios/engine.ts).
+// a sort of every event would make the sweep n log n in the follows (see docs/benchmarks.md, Engine).
 import { interestIdsOf, type DatasetIndex } from './dataset.ts'
 import { activeRange } from './months.ts'
 import type { FollowDef } from './types.ts'

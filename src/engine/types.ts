@@ -1,4 +1,4 @@
-// Engine input: plain data, shaped like the ingest records (DESIGN 5), so a database loader can fill
+// Engine input: plain data, shaped like the ingest records (docs/architecture.md, Profile data and ingest), so a database loader can fill
 // it with a few SELECTs and a test can write it by hand. Output types come from schemas/report.ts,
 // the single source of truth for what is served.
 import type { Source } from '../../schemas/common.ts'

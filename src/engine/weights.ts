@@ -81,7 +81,8 @@ export function monthShares (tally: Tally): MonthShares {
 // Shares are rationals computed in doubles: two interests with mathematically equal shares reached
 // through different k's (1/2 + 1/6 + 1/3 against 1) may differ in the last bit. Treating values
 // within 1e-12 of each other as equal keeps such ties in name order, as the arithmetic intends;
-// the error of the sums is ~1e-15, far below, and the 1e-9 agreement DESIGN 4 asks for is kept.
+// the error of the sums is ~1e-15, far below, and the 1e-9 agreement the report computation promises is kept
+// (docs/architecture.md, Report computation).
 const TIE = 1e-12
 
 export function sameShare (a: number, b: number): boolean {

@@ -13,7 +13,8 @@ export interface GenerateJob { reportId: string }
 
 export interface QueueOptions { jobExpireSeconds: number, maintenanceSeconds: number }
 
-// DESIGN 6: 3 attempts with backoff; a killed worker's job comes back after its expiry.
+// 3 attempts with backoff; a killed worker's job comes back after its expiry (docs/architecture.md,
+// A report generation).
 const jobOptions = (o: QueueOptions) => ({ retryLimit: 2, retryDelay: 1, retryBackoff: true, expireInSeconds: o.jobExpireSeconds })
 
 const SCHEMA = 'pgboss'

@@ -1,4 +1,4 @@
-// Rate limits (DESIGN 8.5): a global budget per user or IP, named limiters that routes put in their
+// Rate limits (docs/decisions.md, Rate limits): a global budget per user or IP, named limiters that routes put in their
 // hooks, and a budget of failed authentications per IP. Counters live in Redis when REDIS_URL is set,
 // so every instance shares them, and in this process while Redis does not answer
 // (src/services/limit-store.ts): no limit is ever skipped. request.ip is the socket address unless the

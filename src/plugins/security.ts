@@ -64,7 +64,7 @@ export const API_HELMET: HelmetOptions = {
 }
 
 async function securityPlugin (app: FastifyInstance, opts: SecurityOptions) {
-  // The API speaks JSON: a text/plain body is 415, not a string handed to a schema (DESIGN 3.1, 8.8).
+  // The API speaks JSON: a text/plain body is 415, not a string handed to a schema (docs/architecture.md, Security rules).
   app.removeContentTypeParser('text/plain')
   // helmet's headers depend on its options alone: worked out once here, not by running helmet on
   // every request. They go among the reply's headers, not on the raw response as helmet puts them:
@@ -76,7 +76,8 @@ async function securityPlugin (app: FastifyInstance, opts: SecurityOptions) {
   // resource policy, no referrer. The headers that only mean something for an HTML document (a page
   // CSP, COOP, Origin-Agent-Cluster, DNS prefetch, IE download options, X-XSS-Protection, Flash/PDF
   // cross-domain policies) go on the documents only: the dashboard and the docs UI. On JSON they made
-  // every answer about 430 bytes longer and cost a bare route a third of its throughput (README).
+  // every answer about 430 bytes longer and cost a bare route a third of its throughput (see docs/benchmarks.md,
+  // Where a request's cost goes).
   // HSTS only on answers that travel over HTTPS (the socket's TLS, or a trusted proxy's
   // X-Forwarded-Proto): RFC 6797 7.2 forbids it on plain HTTP, where a client must ignore it anyway.
   const secure = { document: helmetHeaders(documentHelmet(opts.googleSignIn)), api: helmetHeaders(API_HELMET) }

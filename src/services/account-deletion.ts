@@ -1,4 +1,4 @@
-// DELETE /auth/account (DESIGN 3.2): a signed-in person deletes their account, proving it once more
+// DELETE /auth/account (docs/decisions.md, Account control): a signed-in person deletes their account, proving it once more
 // (the password, or a fresh credential of the linked Google account). Their reports, events,
 // sessions, links and subscription rows go with the user row (foreign-key cascades); the sessions are
 // ended first, in the same transaction, so their JWTs are revoked on every instance at commit

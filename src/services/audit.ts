@@ -1,4 +1,4 @@
-// Audit trail (DESIGN 8.12): who did what, from where.
+// Audit trail (docs/architecture.md, Security rules; docs/security.md, Log inventory): who did what, from where.
 import { sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { auditEvents } from '../db/schema.ts'

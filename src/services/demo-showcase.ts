@@ -1,5 +1,6 @@
 // The showcase person of the demo dataset: Alex Rivera, `alex.rivera` on every network, the first
-// search to try (README). Built to show every part of a report at once: many interests over several
+// search to try (README, Run it).
+// Built to show every part of a report at once: many interests over several
 // categories with a few red flags, friends with interests in common and friends with red flags, and
 // 24 months of follows and unfollows with changes in nearly every month. Deterministic like the rest
 // of the dataset (its own seeded streams), whatever the seed.

@@ -1,4 +1,4 @@
-// DESIGN 3.1: on form endpoints a schema failure is a FormResult naming the first bad field.
+// On form endpoints (docs/architecture.md, HTTP contract) a schema failure is a FormResult naming the first bad field.
 // email, password and promocode name themselves; any other field maps to email. acquisition_code is
 // a machine-set marker, not a form field: its failure stays an HTTP 400 (return null).
 import type { FieldError } from '../../schemas/common.ts'

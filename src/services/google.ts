@@ -1,4 +1,4 @@
-// Google sign-in (DESIGN 3.2, 8.11). Two parts: the ID-token check (google-auth-library's OAuth2Client,
+// Google sign-in (docs/architecture.md, Security rules). Two parts: the ID-token check (google-auth-library's OAuth2Client,
 // which verifies signature, issuer and expiry), and the account it signs in to: matched by Google
 // `sub`, else linked by e-mail, else created.
 import { OAuth2Client } from 'google-auth-library'

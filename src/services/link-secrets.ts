@@ -1,4 +1,4 @@
-// Secrets mailed in confirmation and recovery links (DESIGN 8.7): 32 random bytes, base64url in the
+// Secrets mailed in confirmation and recovery links (docs/architecture.md, Security rules): 32 random bytes, base64url in the
 // link, only the SHA-256 stored.
 import { createHash, randomBytes } from 'node:crypto'
 

@@ -1,4 +1,4 @@
-// POST /auth/password (DESIGN 3.2): a signed-in person changes their password. The current password
+// POST /auth/password (docs/decisions.md, Account control): a signed-in person changes their password. The current password
 // is checked by the sign-in's own check (the same per-address backoff, the same failure audit), so a
 // stolen JWT buys no faster guessing than the sign-in form; a success ends every other session and
 // tells the mailbox.

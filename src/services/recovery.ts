@@ -1,4 +1,4 @@
-// Password recovery (DESIGN 3.2, 8.7): a single-use link valid one hour, only the SHA-256 of its
+// Password recovery (docs/architecture.md, HTTP contract): a single-use link valid one hour, only the SHA-256 of its
 // secret stored. Recovery never signs in; it ends every session of the account instead.
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'

@@ -1,4 +1,4 @@
-// Generation of one report (DESIGN 6), run by a queue worker: each state change and its event in
+// Generation of one report (docs/architecture.md, A report generation), run by a queue worker: each state change and its event in
 // one transaction, NOTIFY after commit. Safe to run again for the same report (a retried job).
 import { createHash } from 'node:crypto'
 import { and, eq, inArray, sql } from 'drizzle-orm'

@@ -1,4 +1,4 @@
-// Reports (DESIGN 3.3): creation, the generate state machine with its credit, listing, reading and
+// Reports (docs/architecture.md, HTTP contract): creation, the generate state machine with its credit, listing, reading and
 // deletion. Generation itself is src/services/report-generation.ts, run by the queue's workers.
 import { randomUUID } from 'node:crypto'
 import { and, count, desc, eq, inArray, sql } from 'drizzle-orm'

@@ -1,8 +1,8 @@
-// What a signed-in person can see and do with their own sessions (DESIGN 3.2, GET and DELETE
-// /auth/sessions), and the endings other account changes need: all but the caller's after a
-// password change, the password ones when Google takes over an unproven account. Every ending sets
-// ended_at, which revokes the session's JWTs on every instance (drizzle/0005's trigger), and is
-// marked here at once through the session service.
+// What a signed-in person can see and do with their own sessions (GET and DELETE /auth/sessions;
+// docs/decisions.md, Account control), and the endings other account changes need: all but the
+// caller's after a password change, the password ones when Google takes over an unproven account.
+// Every ending sets ended_at, which revokes the session's JWTs on every instance (drizzle/0005's
+// trigger), and is marked here at once through the session service.
 import { and, desc, eq, gt, isNull, ne, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { sessions } from '../db/schema.ts'

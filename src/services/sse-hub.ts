@@ -1,4 +1,4 @@
-// The SSE fan-out hub (DESIGN 6): this process's open report streams, keyed by report id, fed by the
+// The SSE fan-out hub (docs/architecture.md, An event: ingest, report, stream): this process's open report streams, keyed by report id, fed by the
 // one LISTEN on report_events that the whole process shares. A NOTIFY '<reportId>:<seq>' costs one
 // query per report that has local subscribers, never one per subscriber. A new stream subscribes
 // before it reads its backlog and buffers live events meanwhile, so nothing falls between the two;
@@ -19,8 +19,8 @@ export type { StreamOwner } from './sse-owners.ts'
 export * from './sse-wire.ts'
 
 // What an open stream costs the hub: this object and its place in a Set. Everything else the request
-// needed (the first events, the options) is let go once the stream starts: 10,000 streams on one
-// process (bench scenario 6).
+// needed (the first events, the options) is let go once the stream starts, so that one process holds
+// 10,000 streams (see docs/benchmarks.md, SSE streams).
 interface Subscriber {
   reportId: string
   /** highest seq this client has; in buffering mode, what it had when it arrived */

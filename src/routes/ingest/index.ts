@@ -1,4 +1,4 @@
-// POST /ingest (DESIGN 5): a data collector pushes NDJSON profile data with
+// POST /ingest (docs/architecture.md, Profile data and ingest): a data collector pushes NDJSON profile data with
 // `Authorization: Bearer <INGEST_TOKEN>`. Without INGEST_TOKEN the endpoint does not exist (404).
 // The body is streamed to a temporary file (at most config.ingest.bodyLimit bytes), then imported
 // like `npm run import`: validated whole, written in one transaction or not at all. A gzip body

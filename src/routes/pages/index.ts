@@ -1,4 +1,4 @@
-// The pages the mailed links open (DESIGN 3.2): PUBLIC_URL/confirm/<secret> and
+// The pages the mailed links open (docs/decisions.md, Mailed-link pages): PUBLIC_URL/confirm/<secret> and
 // PUBLIC_URL/recovery/<secret> answer the dashboard's own index.html, whose script reads
 // location.pathname, takes the secret out of the address bar and calls the API with it.
 // Whatever follows the prefix gets the page, however malformed (wrong length, other characters, more

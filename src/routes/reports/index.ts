@@ -1,4 +1,4 @@
-// /report (DESIGN 3.3): every route needs a Bearer token; a report belongs to one user
+// /report (docs/architecture.md, HTTP contract): every route needs a Bearer token; a report belongs to one user
 // (401 without a token, 403 on another user's report, 404 for an unknown id).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'

@@ -4,10 +4,11 @@
 // what Node itself does once a response is finished) and the head and the chunks are written on it
 // directly. Nothing of the request's handling stays reachable then: not the ServerResponse with its
 // header map and its serialized head, nor Fastify's request, reply, session and child logger, which
-// Fastify's response listeners would hold until the response finished. Per open stream that was
-// 14 KiB of heap against a raw node:http server's 5.3; taken over, 4.7 (bench scenario 6,
-// `bench/heap-diff.ts`). Node still parses what the client sends on the connection: a client that
-// pipelined another request behind its stream (no EventSource does) would find that answer inside it.
+// Fastify's response listeners would hold until the response finished: per open stream that is more
+// than twice the heap a raw node:http server needs, and taken over it is less than the raw server's
+// (see docs/benchmarks.md, SSE streams). Node still parses what the client sends on the connection:
+// a client that pipelined another request behind its stream (no EventSource does) would find that
+// answer inside it.
 //
 // Anything else (HTTP/2 streams, a request queued behind another on its connection, an injected
 // request): the raw response, written as usual.

@@ -1,7 +1,7 @@
 // Compact bookkeeping for the validation pass, whose memory grows with the input: follows and
 // friendships (most of a large file) are kept as pairs of small integers in typed arrays rather
 // than as a string key per record in a Map, about 30 bytes each instead of about 150, so that a
-// million-line import stays within a few tens of MB (bench/scenarios/import.ts prints its RSS).
+// million-line import stays within a few tens of MB (see docs/benchmarks.md, Import).
 
 /** distinct ids -> 0, 1, 2 … in order of first sight */
 export class Interner {

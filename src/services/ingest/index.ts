@@ -1,4 +1,4 @@
-// Profile data ingest (DESIGN 5): validate the whole input, then write it in one transaction, or
+// Profile data ingest (docs/architecture.md, Profile data and ingest): validate the whole input, then write it in one transaction, or
 // write nothing. Used by `npm run import`, POST /ingest and the demo data at start-up.
 import type { Database } from '../../db/client.ts'
 import { INGEST_LIMITS, type IngestResult } from '../../../schemas/ingest.ts'
