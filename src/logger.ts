@@ -1,7 +1,8 @@
 // pino options: a request id on every line, and never a password, token, cookie or secret (docs/operations.md, Logs).
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import type { FastifyBaseLogger, FastifyRequest, FastifyServerOptions } from 'fastify'
+import { createRequire } from 'node:module'
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import pino, { type Bindings, type ChildLoggerOptions, type Logger as PinoLogger } from 'pino'
 
 export const REDACT_PATHS = [
@@ -96,12 +97,65 @@ function serializeRequest (req: Partial<FastifyRequest>) {
   }
 }
 
-export function loggerOptions (level: string): FastifyServerOptions['logger'] {
+export function loggerOptions (level: string, format: { pretty?: boolean } = {}): FastifyServerOptions['logger'] {
   if (level === 'silent') return false
   return {
     level,
     redact: { paths: REDACT_PATHS, censor: CENSOR },
-    serializers: { err: serializeError as never, req: serializeRequest as never }
+    serializers: { err: serializeError as never, req: serializeRequest as never },
+    // redaction and the serializers run before the transport, so a pretty line hides what JSON hides
+    ...(format.pretty ? { transport: { target: 'pino-pretty', options: PRETTY } } : {})
+  }
+}
+
+// One line a record: the time, the level, the message; a request's line says it all in its message.
+const PRETTY = { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,reqId,req,res,responseTime', singleLine: true }
+
+/**
+ * The request lines when a person reads the log: one line per request, written when it is answered
+ * (`GET /api/v1/auth/info 200 3.1 ms`), instead of Fastify's "incoming request" and "request
+ * completed". JSON logs keep both: there a request that never finishes must still show up.
+ */
+export class OneLineRequests extends LogController {
+  override incomingRequest (): void {}
+
+  override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return
+    const line = `${request.method} ${redactUrl(request.url)} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms`
+    if (error) reply.log.error({ err: error, res: reply, responseTime: reply.elapsedTime }, line)
+    else reply.log.info({ res: reply, responseTime: reply.elapsedTime }, line)
+  }
+}
+
+function installed (name: string): boolean {
+  try {
+    createRequire(import.meta.url).resolve(name)
+    return true
+  } catch {
+    return false
+  }
+}
+
+export interface Terminal {
+  level: string
+  production: boolean
+  /** whether stdout is a terminal (process.stdout.isTTY) */
+  isTTY: boolean | undefined
+  /** whether pino-pretty can be loaded (it is a development dependency) */
+  prettyInstalled?: boolean
+}
+
+/**
+ * The logging options of a server whose output a person reads: stdout is a terminal and this is not
+ * production. Then one line per request, pretty-printed by pino-pretty when it is installed; anything
+ * else (production, a pipe, a file, a test) gets the JSON lines a machine reads (docs/operations.md,
+ * Logs). Empty: the app's defaults stay.
+ */
+export function terminalLogging (t: Terminal): Pick<FastifyServerOptions, 'logger' | 'logController'> {
+  if (t.production || t.isTTY !== true) return {}
+  return {
+    logger: loggerOptions(t.level, { pretty: t.prettyInstalled ?? installed('pino-pretty') }),
+    logController: new OneLineRequests()
   }
 }
 

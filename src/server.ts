@@ -21,8 +21,13 @@ try {
 // reported at once, not after loading everything.
 const { buildApp } = await import('./app.ts')
 const { afterListen, beforeListen, listenMetrics } = await import('./startup.ts')
+const { terminalLogging } = await import('./logger.ts')
 const app = await buildApp(config, {
-  fastify: tls ? { http2: true, https: { allowHTTP1: true, key: tls.key, cert: tls.cert } } : {}
+  fastify: {
+    ...(tls ? { http2: true, https: { allowHTTP1: true, key: tls.key, cert: tls.cert } } : {}),
+    // a terminal in development: one readable line per request (src/logger.ts)
+    ...terminalLogging({ level: config.logLevel, production: config.production, isTTY: process.stdout.isTTY })
+  }
 })
 if (tls) {
   app.log.info({ certFile: tls.certFile, fingerprint: tls.fingerprint },
@@ -41,8 +46,8 @@ closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
 
 await beforeListen(app, config)
 // A thousand clients connecting at once overflow Node's default accept queue (511): their SYNs are
-// dropped and retried seconds later, and requests time out (see docs/benchmarks.md, Load and soak). The kernel caps this at
-// net.core.somaxconn.
+// dropped and retried seconds later, and requests time out (see docs/benchmarks.md, Load and soak).
+// The kernel caps this at net.core.somaxconn.
 await app.listen({ host: config.host, port: config.port, backlog: 4096 })
 metricsListener = await listenMetrics(app, config)
 afterListen(app, config)
