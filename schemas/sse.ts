@@ -1,4 +1,4 @@
-// The events of GET /sse/{reportId} (docs/architecture.md, An event: ingest, report, stream): their names and the JSON of their `data:` lines.
+// The events of GET /sse/{reportId} (docs/architecture.md, An event from ingest to stream): their names and the JSON of their `data:` lines.
 // The stream is text/event-stream, not JSON, so the OpenAPI document carries these under the 200's
 // `x-events` (one schema per event name) with a description of the framing; the route and the hub
 // type what they write with them.

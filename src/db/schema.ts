@@ -12,7 +12,7 @@ export const users = pgTable('users', {
   id: uuid('id').primaryKey().defaultRandom(),
   email: text('email').notNull().unique(),
   passwordHash: text('password_hash'),
-  // whether whoever set the password has shown control of the mailbox (docs/security.md, pre-hijack):
+  // whether whoever set the password has shown control of the mailbox (docs/decisions.md, Account control):
   // an unproven password stops signing in once the mailbox's owner links Google
   passwordProven: boolean('password_proven').notNull().default(false),
   confirmedAt: timestamp('confirmed_at', { withTimezone: true }),

@@ -1,4 +1,4 @@
-// Report events (docs/architecture.md, An event: ingest, report, stream): rows of report_events with seq 1, 2, 3 … per report, written in the
+// Report events (docs/architecture.md, An event from ingest to stream): rows of report_events with seq 1, 2, 3 … per report, written in the
 // transaction of the state change they describe, announced after commit with
 // NOTIFY report_events '<reportId>:<seq>'.
 import { and, eq, gt, asc, sql } from 'drizzle-orm'

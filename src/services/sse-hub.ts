@@ -1,4 +1,4 @@
-// The SSE fan-out hub (docs/architecture.md, An event: ingest, report, stream): this process's open report streams, keyed by report id, fed by the
+// The SSE fan-out hub (docs/architecture.md, An event from ingest to stream): this process's open report streams, keyed by report id, fed by the
 // one LISTEN on report_events that the whole process shares. A NOTIFY '<reportId>:<seq>' costs one
 // query per report that has local subscribers, never one per subscriber. A new stream subscribes
 // before it reads its backlog and buffers live events meanwhile, so nothing falls between the two;

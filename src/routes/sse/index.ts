@@ -1,4 +1,4 @@
-// GET /sse/{reportId} (docs/architecture.md, An event: ingest, report, stream): a report's events as text/event-stream. Authenticated by Bearer,
+// GET /sse/{reportId} (docs/architecture.md, An event from ingest to stream): a report's events as text/event-stream. Authenticated by Bearer,
 // else by the session cookie (a browser EventSource cannot send headers); every refusal is an
 // ordinary GeneralError answer, before any stream byte. The stream itself is written by hand, on the
 // connection (HTTP/1.1) or the raw response (HTTP/2), src/routes/sse/stream.ts; the hub decides what
