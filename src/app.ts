@@ -60,8 +60,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     trustProxy: config.trustProxy.length ? config.trustProxy : false,
     bodyLimit: 1024 * 1024,
     // Fastify gives each plugin 10 s to start; opening the embedded database (PGlite compiles its
-    // WebAssembly, then migrates) took longer than that on a loaded 2-core machine and the server
-    // refused to start. A database that cannot be reached fails sooner, by its own connect timeout.
+    // WebAssembly, then migrates) can take longer than that on a loaded 2-core machine, and the server
+    // would refuse to start. A database that cannot be reached fails sooner, by its own connect timeout.
     pluginTimeout: 120_000,
     // ids from genReqId: a safe incoming X-Request-ID is kept, anything else replaced (src/logger.ts)
     requestIdHeader: false,

@@ -12,7 +12,7 @@ function byUsernameThenId (a: Friend, b: Friend): number {
 
 // `current` is I_T(P). A friend's own shares never matter, only which interests it has in month T:
 // one pass over its follows, no sweep. Friends bring most of a report's follows (200 x 1,000 in
-// the benchmark), so interests are deduplicated with a stamp per slot instead of a Set per friend.
+// the benchmark, see docs/benchmarks.md, Engine), so interests are deduplicated with a stamp per slot instead of a Set per friend.
 export function friendLists (
   current: ReadonlyMap<string, unknown>, friends: readonly ProfileDef[], index: DatasetIndex, month: number
 ): FriendLists {

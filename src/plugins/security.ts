@@ -75,9 +75,9 @@ async function securityPlugin (app: FastifyInstance, opts: SecurityOptions) {
   // REST Security Cheat Sheet): a CSP that allows nothing and no framing, HSTS, nosniff, same-origin
   // resource policy, no referrer. The headers that only mean something for an HTML document (a page
   // CSP, COOP, Origin-Agent-Cluster, DNS prefetch, IE download options, X-XSS-Protection, Flash/PDF
-  // cross-domain policies) go on the documents only: the dashboard and the docs UI. On JSON they made
-  // every answer about 430 bytes longer and cost a bare route a third of its throughput (see docs/benchmarks.md,
-  // Where a request's cost goes).
+  // cross-domain policies) go on the documents only: the dashboard and the docs UI. On JSON they would
+  // make every answer about 430 bytes longer and cost a bare route a third of its throughput (see
+  // docs/benchmarks.md, Where a request's cost goes).
   // HSTS only on answers that travel over HTTPS (the socket's TLS, or a trusted proxy's
   // X-Forwarded-Proto): RFC 6797 7.2 forbids it on plain HTTP, where a client must ignore it anyway.
   const secure = { document: helmetHeaders(documentHelmet(opts.googleSignIn)), api: helmetHeaders(API_HELMET) }
