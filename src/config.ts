@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path'
 import { parseEnv as parseDotEnv } from 'node:util'
 import envSchema from 'env-schema'
 import { EnvSchema, type Env } from '../schemas/env.ts'
+import { ConfigError } from './errors.ts'
 
 export interface Config {
   env: Env['NODE_ENV']
@@ -56,8 +57,6 @@ export interface Config {
     localKeys: number
   }
 }
-
-export class ConfigError extends Error {}
 
 const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean)
 
