@@ -1,4 +1,4 @@
-// The demo dataset (DESIGN 5): a pure function of (seed, month). The same seed and end month give the
+// The demo dataset: a pure function of (seed, month). The same seed and end month give the
 // same lines, byte for byte, on any machine: a seeded PRNG (mulberry32) and no clock, locale or
 // Math.random. Shape: 40 categories (4 synthetic), 400 interests clustered by category, 6 red-flag
 // buckets carried by a few rare interests, 5,000 accounts, 2,000 profiles of about 1,400 people over the

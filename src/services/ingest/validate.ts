@@ -63,7 +63,7 @@ export async function validateSource (database: Database, source: LineSource, on
   const lineTypes = new LineBytes()
   const digest = newDigest()
 
-  // A record whose key came earlier replaces it (the last wins, DESIGN 5): the earlier line is
+  // A record whose key came earlier replaces it (the last wins, as in docs/decisions.md, Ingest feeds): the earlier line is
   // forgotten here and skipped by the write passes (its type turns 0), so the database sees one
   // record per key, the last one, whatever the order of the write passes.
   let replaced = 0
