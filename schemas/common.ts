@@ -5,6 +5,12 @@ export const SOURCES = ['ig', 'fb', 'tt', 'tw', 'li'] as const
 export const SourceSchema = Type.Union(SOURCES.map((s) => Type.Literal(s)), { description: 'source network' })
 export type Source = Static<typeof SourceSchema>
 
+// A UUID as the database's uuid columns print it (users, reports): a string that is not one is never
+// looked up. `format: 'uuid'` in a schema also lets a `urn:uuid:` prefix through, and a Stripe
+// metadata field has no schema: the services check such ids with this.
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+export const isUuid = (value: string): boolean => UUID_PATTERN.test(value)
+
 export const GeneralErrorSchema = Type.Object({
   code: Type.Integer({ description: 'HTTP status' }),
   message: Type.String()

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path'
 import { parseEnv as parseDotEnv } from 'node:util'
 import envSchema from 'env-schema'
 import { EnvSchema, type Env } from '../schemas/env.ts'
+import { ConfigError } from './errors.ts'
 
 export interface Config {
   env: Env['NODE_ENV']
@@ -56,8 +57,6 @@ export interface Config {
     localKeys: number
   }
 }
-
-export class ConfigError extends Error {}
 
 const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean)
 
@@ -139,20 +138,34 @@ export function loadConfig (source: Record<string, string | undefined> = environ
   const e = parseEnv(source)
   const production = e.NODE_ENV === 'production'
   const dataDir = resolve(e.DATA_DIR)
-  const refuse = (name: string, why: string) => { throw new ConfigError(`invalid configuration: ${name} ${why} in production`) }
+  if (production) refuseInProduction(e)
+  checkFormats(e)
+  const secrets = signingSecrets(e, dataDir)
+  checkLifetimes(e)
+  const captchaOn = captchaEnabled(e, production)
+  const metricsPort = metricsPortOf(e)
+  checkStripe(e, production)
+  return toConfig(e, { production, dataDir, secrets, captchaOn, metricsPort })
+}
 
-  if (production) {
-    if (!e.JWT_SECRET) refuse('JWT_SECRET', 'must be set')
-    if (!e.SESSION_SECRET) refuse('SESSION_SECRET', 'must be set')
-    if (e.TLS === 'on' && (!e.TLS_CERT_FILE || !e.TLS_KEY_FILE)) refuse('TLS_CERT_FILE', 'and TLS_KEY_FILE must be set (no self-signed certificate)')
-    if (e.CAPTCHA === 'off') refuse('CAPTCHA', 'cannot be off')
-    if (!e.CAPTCHA_VERIFY_URL || !e.CAPTCHA_SECRET) refuse('CAPTCHA_VERIFY_URL', 'and CAPTCHA_SECRET must be set')
-    if (!e.SMTP_URL) refuse('SMTP_URL', 'must be set (no mail outbox)')
-    if (e.ALLOW_HTTP) refuse('ALLOW_HTTP', 'cannot be true')
-    if (e.DEMO_DATA === 'on') refuse('DEMO_DATA', 'cannot be on')
-    // a bearer secret that a guess could find: the ingest endpoint writes profile data
-    if (e.INGEST_TOKEN && e.INGEST_TOKEN.length < 32) refuse('INGEST_TOKEN', 'must be at least 32 characters')
-  }
+const refuse = (name: string, why: string) => { throw new ConfigError(`invalid configuration: ${name} ${why} in production`) }
+
+/** what production must have, and the development conveniences it must not rely on */
+function refuseInProduction (e: Env): void {
+  if (!e.JWT_SECRET) refuse('JWT_SECRET', 'must be set')
+  if (!e.SESSION_SECRET) refuse('SESSION_SECRET', 'must be set')
+  if (e.TLS === 'on' && (!e.TLS_CERT_FILE || !e.TLS_KEY_FILE)) refuse('TLS_CERT_FILE', 'and TLS_KEY_FILE must be set (no self-signed certificate)')
+  if (e.CAPTCHA === 'off') refuse('CAPTCHA', 'cannot be off')
+  if (!e.CAPTCHA_VERIFY_URL || !e.CAPTCHA_SECRET) refuse('CAPTCHA_VERIFY_URL', 'and CAPTCHA_SECRET must be set')
+  if (!e.SMTP_URL) refuse('SMTP_URL', 'must be set (no mail outbox)')
+  if (e.ALLOW_HTTP) refuse('ALLOW_HTTP', 'cannot be true')
+  if (e.DEMO_DATA === 'on') refuse('DEMO_DATA', 'cannot be on')
+  // a bearer secret that a guess could find: the ingest endpoint writes profile data
+  if (e.INGEST_TOKEN && e.INGEST_TOKEN.length < 32) refuse('INGEST_TOKEN', 'must be at least 32 characters')
+}
+
+/** the TLS files come in pairs; URLs, proxy addresses and previous secrets are well formed */
+function checkFormats (e: Env): void {
   if (Boolean(e.TLS_CERT_FILE) !== Boolean(e.TLS_KEY_FILE)) {
     throw new ConfigError(`invalid configuration: ${e.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'} must be set with ${e.TLS_CERT_FILE ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'}`)
   }
@@ -167,22 +180,42 @@ export function loadConfig (source: Record<string, string | undefined> = environ
       throw new ConfigError(`invalid configuration: ${name} entries must be at least 32 bytes each`)
     }
   }
+}
+
+/** JWT_SECRET and SESSION_SECRET, or the generated development ones (generated: the file they are in) */
+function signingSecrets (e: Env, dataDir: string): { jwt: string, session: string, generated: boolean } {
   const needDev = !e.JWT_SECRET || !e.SESSION_SECRET
   const generated = needDev ? devSecrets(dataDir) : undefined
-  const jwtSecret = e.JWT_SECRET || generated!.jwt
-  const sessionSecret = e.SESSION_SECRET || generated!.session
-  if (Buffer.byteLength(jwtSecret) < 32) throw new ConfigError('invalid configuration: JWT_SECRET must be at least 32 bytes')
-  if (Buffer.byteLength(sessionSecret) < 32) throw new ConfigError('invalid configuration: SESSION_SECRET must be at least 32 bytes')
+  const jwt = e.JWT_SECRET || generated!.jwt
+  const session = e.SESSION_SECRET || generated!.session
+  if (Buffer.byteLength(jwt) < 32) throw new ConfigError('invalid configuration: JWT_SECRET must be at least 32 bytes')
+  if (Buffer.byteLength(session) < 32) throw new ConfigError('invalid configuration: SESSION_SECRET must be at least 32 bytes')
+  return { jwt, session, generated: needDev }
+}
+
+/** a token never outlives the session that issued it */
+function checkLifetimes (e: Env): void {
   if (e.JWT_TTL > e.SESSION_IDLE_TTL) throw new ConfigError('invalid configuration: JWT_TTL must not exceed SESSION_IDLE_TTL')
   if (e.SESSION_IDLE_TTL > e.SESSION_ABSOLUTE_TTL) throw new ConfigError('invalid configuration: SESSION_IDLE_TTL must not exceed SESSION_ABSOLUTE_TTL')
-  // Unset CAPTCHA: on wherever a provider is configured (and always in production); a development
-  // machine without one gets `off`, so that `npm start` on a fresh clone can sign people up.
-  const captchaOn = e.CAPTCHA ? e.CAPTCHA === 'on' : (production || Boolean(e.CAPTCHA_VERIFY_URL))
-  if (captchaOn && !e.CAPTCHA_VERIFY_URL) throw new ConfigError('invalid configuration: CAPTCHA_VERIFY_URL must be set when CAPTCHA is on')
-  const metricsPort = e.METRICS_PORT ? Number(e.METRICS_PORT) : null
-  if (metricsPort !== null && !(Number.isInteger(metricsPort) && metricsPort >= 0 && metricsPort < 65536)) {
+}
+
+// Unset CAPTCHA: on wherever a provider is configured (and always in production); a development
+// machine without one gets `off`, so that `npm start` on a fresh clone can sign people up.
+function captchaEnabled (e: Env, production: boolean): boolean {
+  const on = e.CAPTCHA ? e.CAPTCHA === 'on' : (production || Boolean(e.CAPTCHA_VERIFY_URL))
+  if (on && !e.CAPTCHA_VERIFY_URL) throw new ConfigError('invalid configuration: CAPTCHA_VERIFY_URL must be set when CAPTCHA is on')
+  return on
+}
+
+function metricsPortOf (e: Env): number | null {
+  const port = e.METRICS_PORT ? Number(e.METRICS_PORT) : null
+  if (port !== null && !(Number.isInteger(port) && port >= 0 && port < 65536)) {
     throw new ConfigError('invalid configuration: METRICS_PORT must be a port number')
   }
+  return port
+}
+
+function checkStripe (e: Env, production: boolean): void {
   // Half a billing setup would take money without recording subscriptions (no webhook secret).
   const stripeParts = [e.STRIPE_SECRET_KEY, e.STRIPE_WEBHOOK_SECRET, e.STRIPE_PRICE_ID].filter(Boolean).length
   if (stripeParts > 0 && stripeParts < 3) {
@@ -193,7 +226,18 @@ export function loadConfig (source: Record<string, string | undefined> = environ
     throw new ConfigError('invalid configuration: STRIPE_API_URL must be http(s)://host[:port]')
   }
   if (production && e.STRIPE_API_URL.startsWith('http:')) refuse('STRIPE_API_URL', 'must be https')
+}
 
+interface Derived {
+  production: boolean
+  dataDir: string
+  secrets: { jwt: string, session: string, generated: boolean }
+  captchaOn: boolean
+  metricsPort: number | null
+}
+
+/** the checked environment, as the service reads it */
+function toConfig (e: Env, { production, dataDir, secrets, captchaOn, metricsPort }: Derived): Config {
   return {
     env: e.NODE_ENV,
     production,
@@ -201,14 +245,14 @@ export function loadConfig (source: Record<string, string | undefined> = environ
     port: e.PORT,
     publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
     dataDir,
-    secretsFile: generated ? join(dataDir, 'secrets.json') : null,
+    secretsFile: secrets.generated ? join(dataDir, 'secrets.json') : null,
     databaseUrl: e.DATABASE_URL,
     databasePrepare: e.DATABASE_PREPARE === 'on',
     tls: { enabled: e.TLS === 'on', certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE },
     trustProxy: list(e.TRUST_PROXY),
     allowHttp: e.ALLOW_HTTP,
-    jwt: { secret: jwtSecret, previousSecrets: list(e.JWT_PREVIOUS_SECRETS), ttl: e.JWT_TTL },
-    session: { secret: sessionSecret, previousSecrets: list(e.SESSION_PREVIOUS_SECRETS), idleTtl: e.SESSION_IDLE_TTL, absoluteTtl: e.SESSION_ABSOLUTE_TTL },
+    jwt: { secret: secrets.jwt, previousSecrets: list(e.JWT_PREVIOUS_SECRETS), ttl: e.JWT_TTL },
+    session: { secret: secrets.session, previousSecrets: list(e.SESSION_PREVIOUS_SECRETS), idleTtl: e.SESSION_IDLE_TTL, absoluteTtl: e.SESSION_ABSOLUTE_TTL },
     sessionReconcileS: e.SESSION_RECONCILE_S,
     captcha: { enabled: captchaOn, verifyUrl: e.CAPTCHA_VERIFY_URL, secret: e.CAPTCHA_SECRET },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxDir: join(dataDir, 'outbox'), logLinks: e.NODE_ENV === 'development' },

@@ -1,24 +1,44 @@
-// The one table of named errors. Every client-visible failure is one of these, in the GeneralError
-// shape {code, message} (DESIGN 3.1); the error handler turns anything else into 500/503 without
-// internal text.
+// Every named error of the service, in one table (the model is fastify's lib/errors.js): a code
+// `${ERR_PREFIX}_...`, a message and, for those that answer a request, an HTTP status. A client sees
+// the GeneralError shape {code: <status>, message} (schemas/common.ts): the error handler
+// (src/plugins/errors.ts) shows the message of an answer of this table and turns anything else into
+// 500/503 without internal text. The last part is our wording for errors Fastify and Node raise.
 import createError from '@fastify/error'
 
-export const Unauthorized = createError('PIR_UNAUTHORIZED', 'access denied', 401)
-export const Forbidden = createError('PIR_FORBIDDEN', 'access denied', 403)
+export const ERR_PREFIX = 'PIR'
+
+/** an error of this table: the message of an answer is written for the client */
+export const isOwnError = (error: { code?: string }): boolean => error.code?.startsWith(`${ERR_PREFIX}_`) === true
+
+// ---------------------------------------------------------------- answers
+
+export const Unauthorized = createError(`${ERR_PREFIX}_UNAUTHORIZED`, 'access denied', 401)
+export const Forbidden = createError(`${ERR_PREFIX}_FORBIDDEN`, 'access denied', 403)
 // DELETE /auth/account: the caller is signed in, but the proof it sent (password, Google credential) is refused
-export const ProofRefused = createError<[string]>('PIR_PROOF_REFUSED', '%s', 403)
-export const HttpsRequired = createError('PIR_HTTPS_REQUIRED', 'https required', 403)
-export const CrossSiteRequest = createError('PIR_CROSS_SITE', 'access denied', 403)
-export const NotFound = createError<[string?]>('PIR_NOT_FOUND', '%s', 404)
-export const BadRequest = createError<[string]>('PIR_BAD_REQUEST', '%s', 400)
-export const PaymentRequired = createError('PIR_PAYMENT_REQUIRED', 'payment required', 402)
-export const Conflict = createError<[string]>('PIR_CONFLICT', '%s', 409)
-export const UnsupportedEncoding = createError<[string]>('PIR_UNSUPPORTED_ENCODING', '%s', 415)
-export const TooManyRequests = createError('PIR_TOO_MANY_REQUESTS', 'too many requests', 429)
-export const ServiceUnavailable = createError<[string?]>('PIR_UNAVAILABLE', '%s', 503)
+export const ProofRefused = createError<[string]>(`${ERR_PREFIX}_PROOF_REFUSED`, '%s', 403)
+export const HttpsRequired = createError(`${ERR_PREFIX}_HTTPS_REQUIRED`, 'https required', 403)
+export const CrossSiteRequest = createError(`${ERR_PREFIX}_CROSS_SITE`, 'access denied', 403)
+export const NotFound = createError<[string?]>(`${ERR_PREFIX}_NOT_FOUND`, '%s', 404)
+export const BadRequest = createError<[string]>(`${ERR_PREFIX}_BAD_REQUEST`, '%s', 400)
+export const PaymentRequired = createError(`${ERR_PREFIX}_PAYMENT_REQUIRED`, 'payment required', 402)
+export const Conflict = createError<[string]>(`${ERR_PREFIX}_CONFLICT`, '%s', 409)
+export const UnsupportedEncoding = createError<[string]>(`${ERR_PREFIX}_UNSUPPORTED_ENCODING`, '%s', 415)
+export const TooManyRequests = createError(`${ERR_PREFIX}_TOO_MANY_REQUESTS`, 'too many requests', 429)
+export const ServiceUnavailable = createError<[string?]>(`${ERR_PREFIX}_UNAVAILABLE`, '%s', 503)
 
 export const notFound = (what = 'not found') => new NotFound(what)
 export const serviceUnavailable = (what = 'service unavailable') => new ServiceUnavailable(what)
+
+// ---------------------------------------------------------------- inside the service
+
+/** the environment or a file it names is invalid: the process does not start (message for the operator) */
+export const ConfigError = createError<[string]>(`${ERR_PREFIX}_CONFIG`, '%s')
+/** the data changed under an import (a concurrent writer): nothing was written */
+export const IngestConflictError = createError<[string, { cause: unknown }?]>(`${ERR_PREFIX}_INGEST_CONFLICT`, '%s', 409)
+/** a promo code that cannot be redeemed: rolls back the transaction that tried */
+export const PromocodeRefused = createError(`${ERR_PREFIX}_PROMOCODE_REFUSED`, 'promo code refused')
+
+// ---------------------------------------------------------------- raised by Fastify and Node
 
 // Fastify's own client errors, answered with our wording.
 export const fastifyClientErrors: Record<string, { code: number, message: string }> = {
@@ -50,4 +70,10 @@ export const statusMessages: Record<number, string> = {
   431: 'request header fields too large',
   500: 'internal error',
   503: 'service unavailable'
+}
+
+/** errors Node raises on a request it cannot parse (answered on the socket): [status, reason phrase, message] */
+export const socketClientErrors: Record<string, [number, string, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'request timeout'],
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'request header fields too large']
 }

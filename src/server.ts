@@ -1,6 +1,7 @@
 // Entry point: config -> buildApp -> listen (HTTPS with HTTP/2 and HTTP/1.1 by ALPN), close-with-grace.
 import closeWithGrace from 'close-with-grace'
-import { ConfigError, loadConfig, type Config } from './config.ts'
+import { loadConfig, type Config } from './config.ts'
+import { ConfigError } from './errors.ts'
 import { loadTls, type TlsMaterial } from './tls.ts'
 import type { MetricsListener } from './startup.ts'
 

@@ -4,7 +4,7 @@ import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { generate } from 'selfsigned'
-import { ConfigError } from './config.ts'
+import { ConfigError } from './errors.ts'
 
 export interface TlsMaterial { key: Buffer, cert: Buffer, generated: boolean, certFile: string, fingerprint: string }
 

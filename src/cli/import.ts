@@ -4,7 +4,8 @@
 // A progress line goes to stderr when it is a terminal (nothing when it is not: a log stays clean);
 // the summary of what was inserted, updated and unchanged goes to stdout at the end.
 import { parseArgs } from 'node:util'
-import { ConfigError, loadConfig } from '../config.ts'
+import { loadConfig } from '../config.ts'
+import { ConfigError } from '../errors.ts'
 import { openDatabase } from '../plugins/db.ts'
 import { createIngestService, type ImportProgress } from '../services/ingest/index.ts'
 import { progressLine, summaryText } from './import-report.ts'

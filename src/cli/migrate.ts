@@ -1,5 +1,6 @@
 // npm run db:migrate: apply the migrations in drizzle/ to DATABASE_URL (or the embedded database).
-import { ConfigError, loadConfig } from '../config.ts'
+import { loadConfig } from '../config.ts'
+import { ConfigError } from '../errors.ts'
 import { openDatabase } from '../plugins/db.ts'
 
 try {

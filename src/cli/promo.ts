@@ -1,7 +1,8 @@
 // npm run promo -- create CODE --max-uses N [--expires YYYY-MM-DD] [--credits K]
 // npm run promo -- list
 import { parseArgs } from 'node:util'
-import { ConfigError, loadConfig } from '../config.ts'
+import { loadConfig } from '../config.ts'
+import { ConfigError } from '../errors.ts'
 import { openDatabase } from '../plugins/db.ts'
 import { createPromocodeService, type NewPromocode } from '../services/promocodes.ts'
 

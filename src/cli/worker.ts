@@ -2,7 +2,8 @@
 // WORKERS sets how many jobs it runs at once (at least 1 here).
 import closeWithGrace from 'close-with-grace'
 import pino from 'pino'
-import { ConfigError, loadConfig, type Config } from '../config.ts'
+import { loadConfig, type Config } from '../config.ts'
+import { ConfigError } from '../errors.ts'
 import { openDatabase } from '../plugins/db.ts'
 import { FAILED_QUEUE, GENERATE_QUEUE, startQueue } from '../jobs/queue.ts'
 import { startWorkers } from '../jobs/worker.ts'

@@ -8,7 +8,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
 import * as schema from './schema.ts'
-import { preparedStatements } from './prepared-statements.ts'
+import { preparingClient } from './prepared-statements.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>
 
@@ -91,7 +91,7 @@ export function isDatabaseDown (err: unknown): boolean {
 }
 
 export function fromPostgres (url: string, max = 10, prepare = true): Database {
-  const sql = preparedStatements(postgres(url, {
+  const sql = preparingClient(postgres(url, {
     max,
     prepare,
     onnotice: () => {},

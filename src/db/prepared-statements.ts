@@ -1,35 +1,42 @@
-// postgres.js runs a statement sent with `unsafe()` unprepared unless told otherwise, and Drizzle
-// sends every query that way with `prepare: false` (drizzle-orm issue #6096). For a statement with
-// parameters, postgres.js then asks the server for their types first (Parse, Describe, Flush, and a
-// wait), then binds and executes: two round trips, and the server parses and plans the statement
-// every time. Prepared, a statement is parsed once per connection and runs in one round trip after
-// that. Measured on a sign-in (four statements): PostgreSQL's CPU per sign-in 600-740 us -> 340-390,
-// the service's 740-880 -> 625-670.
+// postgres.js runs a statement sent with `unsafe()` unprepared unless that call says otherwise, and
+// drizzle-orm's postgres-js driver sends its ordinary queries that way whatever the client's own
+// `prepare` option (still so in the latest release: see docs/decisions.md, Prepared statements). For a
+// statement with parameters, postgres.js then asks the server for their types first (Parse, Describe,
+// Flush, and a wait), then binds and executes: two round trips, and the server parses and plans the
+// statement every time. Prepared, a statement is parsed once per connection and runs in one round trip
+// after that: PostgreSQL's CPU per sign-in about halves (the figures are in the same section).
 //
-// This wraps the client so that every `unsafe()` (Drizzle's queries, the service's own SQL, the
-// import's batches), in a transaction or not, follows the client's own `prepare` option
-// (DATABASE_PREPARE). postgres.js keeps a connection's statements until the connection closes (at
-// most an hour: its max_lifetime); the service's statements have a fixed shape, so they are a few
-// dozen per connection. Statements without parameters still go through the simple protocol.
+// `preparingClient` gives Drizzle, the service's own SQL and the import's batches a client whose
+// `unsafe()` follows the client's `prepare` option (DATABASE_PREPARE), in a transaction or a savepoint
+// too. postgres.js keeps a connection's statements until the connection closes (at most an hour: its
+// max_lifetime); the service's statements have a fixed shape, so they are a few dozen per connection.
+// Statements without parameters still go through the simple protocol.
 import type postgres from 'postgres'
 
 type Fn = (...args: unknown[]) => unknown
 
-// (a transaction's client has no `options` of its own: the setting is handed down)
-export function preparedStatements<T extends postgres.Sql> (sql: T, prepare = sql.options.prepare): T {
-  // begin(fn), begin(options, fn), savepoint(fn), savepoint(name, fn): the transaction's client too
-  const inside = (args: unknown[]) => args.map((a) => typeof a === 'function' ? (tx: postgres.Sql) => (a as Fn)(preparedStatements(tx, prepare)) : a)
-  return new Proxy(sql, {
-    get (target, prop, receiver) {
-      if (prop === 'unsafe') {
-        return (text: string, params?: unknown[], options?: postgres.UnsafeQueryOptions) =>
-          target.unsafe(text, params as postgres.ParameterOrJSON<never>[], { ...options, prepare })
-      }
-      if (prop === 'begin' || prop === 'savepoint') {
-        const method = Reflect.get(target, prop, receiver) as Fn | undefined
-        return method && ((...args: unknown[]) => method.apply(target, inside(args)))
-      }
-      return Reflect.get(target, prop, receiver)
-    }
-  })
+/**
+ * The client, callable as before and with every member of it, except three that pass `prepare` on:
+ * `unsafe(text, params, options)`, and `begin` and `savepoint`, whose callbacks get a transaction
+ * client made the same way. The given client itself is not changed (postgres.js calls its own
+ * `unsafe` internally, for `begin` and identifiers).
+ */
+export function preparingClient<T extends postgres.Sql> (sql: T, prepare = sql.options.prepare): T {
+  // the tagged template and every other member are the client's own, read through the prototype
+  const client = function (this: unknown, ...args: unknown[]) {
+    return (sql as unknown as Fn).apply(this, args)
+  }
+  Object.setPrototypeOf(client, sql)
+  // a transaction's client has no `options` of its own: the setting is handed down
+  const inside = (args: unknown[]) => args.map((a) => typeof a === 'function' ? (tx: postgres.Sql) => (a as Fn)(preparingClient(tx, prepare)) : a)
+  const overrides: Record<string, Fn> = {
+    unsafe: (text, params, options) =>
+      sql.unsafe(text as string, params as postgres.ParameterOrJSON<never>[], { ...(options as postgres.UnsafeQueryOptions), prepare })
+  }
+  // begin(fn), begin(options, fn), savepoint(fn), savepoint(name, fn)
+  for (const name of ['begin', 'savepoint'] as const) {
+    const method = (sql as unknown as Partial<Record<typeof name, Fn>>)[name]
+    if (method) overrides[name] = (...args) => method.apply(sql, inside(args))
+  }
+  return Object.assign(client, overrides) as unknown as T
 }

@@ -1,10 +1,10 @@
 // One error handler and one 404 for the whole app: every error leaves in the GeneralError shape, or
-// on form endpoints (spec rule 1) as an HTTP 200 FormResult naming the first bad field.
+// on form endpoints as an HTTP 200 FormResult naming the first bad field.
 import type { Duplex } from 'node:stream'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isDatabaseDown } from '../db/client.ts'
-import { fastifyClientErrors, statusMessages } from '../errors.ts'
+import { fastifyClientErrors, isOwnError, socketClientErrors, statusMessages } from '../errors.ts'
 import { fieldErrorFor } from '../services/form-errors.ts'
 
 declare module 'fastify' {
@@ -27,18 +27,13 @@ export function frameworkErrors (error: FastifyError, _request: FastifyRequest, 
   return send(reply, known?.code ?? 400, known?.message ?? 'bad request')
 }
 
-const CLIENT_ERRORS: Record<string, [number, string, string]> = {
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'request timeout'],
-  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'request header fields too large']
-}
-
 /**
  * Fastify's `clientErrorHandler` option: an HTTP/1.1 request Node cannot parse never becomes a
  * request; answer on the socket in the GeneralError shape, as Fastify would in its own.
  */
 export function clientErrorHandler (err: NodeJS.ErrnoException, socket: Duplex) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
-  const [code, status, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Bad Request', 'bad request']
+  const [code, status, message] = socketClientErrors[err.code ?? ''] ?? [400, 'Bad Request', 'bad request']
   const body = JSON.stringify({ code, message })
   if (socket.writable) {
     socket.write(`HTTP/1.1 ${code} ${status}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`)
@@ -67,13 +62,12 @@ async function errorsPlugin (app: FastifyInstance) {
         request.log.warn({ err: error }, 'database unavailable')
         return send(reply, 503, 'service unavailable')
       }
-      if (status === 503) return send(reply, 503, error.code?.startsWith('PIR_') ? error.message : 'service unavailable')
+      if (status === 503) return send(reply, 503, isOwnError(error) ? error.message : 'service unavailable')
       request.log.error({ err: error }, 'request failed')
       return send(reply, 500, 'internal error')
     }
     if (status === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', '60')
-    const own = error.code?.startsWith('PIR_')
-    return send(reply, status, own ? error.message : (statusMessages[status] ?? 'bad request'))
+    return send(reply, status, isOwnError(error) ? error.message : (statusMessages[status] ?? 'bad request'))
   })
 
   app.setNotFoundHandler(function notFound (_request, reply) {

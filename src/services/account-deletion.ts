@@ -13,7 +13,7 @@ import { auditEvents, sessions, signinFailures, subscriptions, users } from '../
 import { ServiceUnavailable } from '../errors.ts'
 import { AUDIT, type RequestMeta } from './audit.ts'
 import type { SigninOutcome } from './accounts.ts'
-import { stripeClientOptions, type BillingConfig } from './billing.ts'
+import { stripeClientOptions, type BillingConfig } from './billing-stripe.ts'
 import type { GoogleVerification } from './google.ts'
 import type { PasswordService } from './passwords.ts'
 import { FINAL_STATUSES } from './subscription-state.ts'

@@ -2,6 +2,7 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { authTokens, signinFailures, users } from '../db/schema.ts'
+import { PromocodeRefused } from '../errors.ts'
 import type { FieldError } from '../../schemas/common.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
 import type { CaptchaService } from './captcha.ts'
@@ -48,8 +49,6 @@ interface Deps {
   signupFreeReports: number
   now?: () => number
 }
-
-class PromocodeRefused extends Error {}
 
 export function createAccountService (deps: Deps) {
   const db = deps.database.db

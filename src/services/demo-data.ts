@@ -1,4 +1,4 @@
-// The demo dataset (DESIGN 5): a pure function of (seed, month). The same seed and end month give the
+// The demo dataset: a pure function of (seed, month). The same seed and end month give the
 // same lines, byte for byte, on any machine: a seeded PRNG (mulberry32) and no clock, locale or
 // Math.random. Shape: 40 categories (4 synthetic), 400 interests clustered by category, 6 red-flag
 // buckets carried by a few rare interests, 5,000 accounts, 2,000 profiles of about 1,400 people over the
@@ -45,27 +45,60 @@ function buildTaxonomy () {
 /** every line of the dataset, in import order; month = the last month, YYYY-MM */
 export function * demoDataLines (seed: number, month: string): Generator<string> {
   const end = parseMonth(month)
-  const start = end - DEMO_SIZES.months + 1
   const { categories, interests, byCategory } = buildTaxonomy()
-
   for (const c of categories) yield JSON.stringify({ type: 'category', id: c.id, name: c.name, synthetic: c.synthetic })
   for (const [id, label] of RED_FLAGS) yield JSON.stringify({ type: 'redflag', id, label })
   for (const i of interests) {
     yield JSON.stringify({ type: 'interest', id: i.id, name: i.name, categoryId: categories[i.category].id, redFlagId: i.redFlag })
   }
+  const w: World = {
+    seed, start: end - DEMO_SIZES.months + 1, end, categories, interests, byCategory,
+    ...popularity(seed, categories, byCategory),
+    accounts: [], interestsOf: [], accountsBy: new Map(), people: [], profiles: []
+  }
+  yield * accountLines(w)
+  yield * profileLines(w)
+  const network = showcaseNetwork(w)
+  yield * followLines(w, network)
+  yield * friendLines(w, network.friendPages)
+}
 
-  // Categories differ in popularity (Zipf over a seeded order); red-flag interests are rare.
+/** the dataset as it is drawn: the taxonomy, then what each part adds */
+interface World {
+  seed: number
+  /** the first and last month, as month numbers (demo-random.ts) */
+  start: number
+  end: number
+  categories: ReturnType<typeof buildTaxonomy>['categories']
+  interests: Interest[]
+  byCategory: Interest[][]
+  categoryWeight: number[]
+  interestWeights: number[][]
+  accounts: Account[]
+  /** the interest ids of each account, by account index */
+  interestsOf: string[][]
+  /** account indexes by source, and by `source/category` */
+  accountsBy: Map<string, number[]>
+  people: Person[]
+  profiles: Profile[]
+}
+
+const favouritesOf = (w: World, source: Source) => showcaseCategories(w.categories.map((c) => c.name), source)
+
+// Categories differ in popularity (Zipf over a seeded order); red-flag interests are rare.
+function popularity (seed: number, categories: World['categories'], byCategory: Interest[][]) {
   const rng = stream(seed, 'taxonomy')
   const order = categories.map((_, i) => [i, rng()] as const).sort((x, y) => x[1] - y[1]).map(([i]) => i)
   const categoryWeight = new Array<number>(categories.length)
   order.forEach((c, rank) => { categoryWeight[c] = 1 / (rank + 1) ** 0.8 })
   const interestWeights = byCategory.map((list) => list.map((i, rank) => (i.redFlag ? 0.2 : 1) / (rank + 1) ** 0.7))
+  return { categoryWeight, interestWeights }
+}
 
-  // Accounts: pages about one category, with 1 to 3 interests (a few have none). The first few of
-  // each source are the red-flag pages the showcase follows.
-  const accounts: Account[] = []
-  const interestsOf: string[][] = []
-  const accountsBy = new Map<string, number[]>()
+// Accounts: pages about one category, with 1 to 3 interests (a few have none). The first few of
+// each source are the red-flag pages the showcase follows.
+function * accountLines (w: World): Generator<string> {
+  const { seed, interests, byCategory, categoryWeight, interestWeights, accounts, interestsOf, accountsBy } = w
   const arng = stream(seed, 'accounts')
   const taken = new Set<string>()
   for (const source of SOURCES) {
@@ -97,14 +130,15 @@ export function * demoDataLines (seed: number, month: string): Generator<string>
       })
     }
   }
+}
 
-  // People: 1 to 5 profiles each, on distinct sources; tastes shared by their profiles, drifting once.
+// People: 1 to 5 profiles each, on distinct sources; tastes shared by their profiles, drifting once.
+function * profileLines (w: World): Generator<string> {
+  const { seed, start, categories, categoryWeight, people, profiles } = w
+  const favourites = (source: Source) => favouritesOf(w, source)
   const prng = stream(seed, 'people')
-  const people: Person[] = []
-  const profiles: Profile[] = []
   const left = { ...PROFILE_SHARE }
   const usernames = new Set<string>()
-  const favourites = (source: Source) => showcaseCategories(categories.map((c) => c.name), source)
   people.push({ first: SHOWCASE.first, last: SHOWCASE.last, early: favourites('ig').slice(0, 5), late: favourites('ig').slice(5), weights: [], drift: start })
   for (const source of SOURCES) {
     const id = `p-${pad(profiles.length + 1, 4)}`
@@ -157,8 +191,12 @@ export function * demoDataLines (seed: number, month: string): Generator<string>
       if (profiles.length === DEMO_SIZES.profiles) break
     }
   }
+}
 
-  // The showcase's follows, and its friends with the pages they follow on top of their own.
+// The showcase's follows, and its friends with the pages they follow on top of their own.
+function showcaseNetwork (w: World) {
+  const { seed, start, end, accounts, interestsOf, accountsBy, profiles } = w
+  const favourites = (source: Source) => favouritesOf(w, source)
   const showcase = new Map<string, DemoFollow[]>()
   const friendPages = new Map<string, number[]>()
   for (const p of profiles.filter((x) => x.person === 0)) {
@@ -174,9 +212,13 @@ export function * demoDataLines (seed: number, month: string): Generator<string>
   }
   const extraPages = new Map<string, number[]>()
   for (const [pair, pages] of friendPages) extraPages.set(pair.split('/')[1], pages)
+  return { showcase, friendPages, extraPages }
+}
 
-  // Follows: heavy-tailed counts, mostly on the person's favourite categories of the time;
-  // follows of a category the person drifted away from are often dropped.
+// Follows: heavy-tailed counts, mostly on the person's favourite categories of the time;
+// follows of a category the person drifted away from are often dropped.
+function * followLines (w: World, { showcase, extraPages }: ReturnType<typeof showcaseNetwork>): Generator<string> {
+  const { seed, start, end, accounts, accountsBy, people, profiles } = w
   for (const p of profiles) {
     if (showcase.has(p.id)) {
       for (const f of showcase.get(p.id)!.sort((x, y) => x.since < y.since ? -1 : x.since > y.since ? 1 : x.account - y.account)) {
@@ -224,8 +266,11 @@ export function * demoDataLines (seed: number, month: string): Generator<string>
       yield JSON.stringify({ type: 'follow', profileId: p.id, accountId: accounts[f.account].id, since: f.since, until: f.until })
     }
   }
+}
 
-  // Friendships: mostly within a source, often between people who share a favourite category.
+// Friendships: mostly within a source, often between people who share a favourite category.
+function * friendLines (w: World, friendPages: Map<string, number[]>): Generator<string> {
+  const { seed, people, profiles } = w
   const fr = stream(seed, 'friends')
   const bySource = new Map<Source, number[]>(SOURCES.map((s) => [s, []]))
   profiles.forEach((p, i) => bySource.get(p.source)!.push(i))

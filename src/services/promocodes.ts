@@ -3,6 +3,7 @@
 import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { promocodes, userPromocodes, users } from '../db/schema.ts'
+import { PromocodeRefused } from '../errors.ts'
 
 export interface NewPromocode { code: string, maxUses: number, expiresAt?: Date | null, credits?: number }
 
@@ -11,8 +12,6 @@ const usable = (code: string, now: Date) => and(
   lt(promocodes.uses, promocodes.maxUses),
   or(isNull(promocodes.expiresAt), gt(promocodes.expiresAt, now))
 )
-
-class NotRedeemable extends Error {}
 
 export function createPromocodeService (deps: { db: Db, now?: () => number }) {
   const now = () => new Date((deps.now ?? Date.now)())
@@ -60,16 +59,16 @@ export function createPromocodeService (deps: { db: Db, now?: () => number }) {
         return await deps.db.transaction(async (tx) => {
           const [mine] = await tx.insert(userPromocodes).values({ userId, code }).onConflictDoNothing()
             .returning({ code: userPromocodes.code })
-          if (!mine) throw new NotRedeemable()
+          if (!mine) throw new PromocodeRefused()
           const [user] = await tx.select({ promocode: users.promocode }).from(users).where(eq(users.id, userId))
-          if (!user || user.promocode === code) throw new NotRedeemable()
+          if (!user || user.promocode === code) throw new PromocodeRefused()
           const credits = await consume(tx, code)
-          if (credits === null) throw new NotRedeemable()
+          if (credits === null) throw new PromocodeRefused()
           await tx.update(users).set({ reportCredits: sql`${users.reportCredits} + ${credits}` }).where(eq(users.id, userId))
           return credits
         })
       } catch (err) {
-        if (err instanceof NotRedeemable) return null
+        if (err instanceof PromocodeRefused) return null
         throw err
       }
     }

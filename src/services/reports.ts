@@ -4,15 +4,14 @@ import { randomUUID } from 'node:crypto'
 import { and, count, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { profiles, reports, subscriptions, users } from '../db/schema.ts'
-import { SOURCES, type Source } from '../../schemas/common.ts'
+import { isUuid, SOURCES, type Source } from '../../schemas/common.ts'
 import type { Category, FriendDetail, ReportProfile, SourceProfile } from '../../schemas/report.ts'
 import { resolveFriendInterests, type FriendInterestIds, type FriendInterests, type FriendLists } from '../engine/index.ts'
 import { BadRequest, Forbidden, notFound, PaymentRequired } from '../errors.ts'
 import { announce, appendEvent } from './report-events.ts'
+import { entitlingSubscriptionOf } from './subscription-state.ts'
 import { createViewCache } from './view-cache.ts'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-export const ACTIVE_SUBSCRIPTION = ['active', 'trialing']
 /** the NOTIFY channel of drizzle/0003's trigger: the id of a ready report that changed (was deleted) */
 export const REPORT_CHANGED_CHANNEL = 'report_changed'
 
@@ -62,7 +61,7 @@ export function createReportService (deps: {
   /** the report if it is this user's: 404 when unknown, 403 when another user's */
   async function owned (userId: string, reportId: string) {
     // an id that is not a UUID is not looked up: 404 like an unknown one
-    const [found] = UUID.test(reportId)
+    const [found] = isUuid(reportId)
       ? await db.select({
         id: reports.id, userId: reports.userId, status: reports.status, progress: reports.progress,
         profiles: reports.profiles, createdAt: reports.createdAt, generatedAt: reports.generatedAt, etag: reports.etag
@@ -132,7 +131,7 @@ export function createReportService (deps: {
           return { queued: false as const }
         }
         const [sub] = await tx.select({ status: subscriptions.status }).from(subscriptions)
-          .where(and(eq(subscriptions.userId, userId), inArray(subscriptions.status, ACTIVE_SUBSCRIPTION)))
+          .where(entitlingSubscriptionOf(userId))
         let creditHeld = false
         if (!sub) {
           const [paid] = await tx.update(users).set({ reportCredits: sql`${users.reportCredits} - 1` })
@@ -173,7 +172,7 @@ export function createReportService (deps: {
 
     /** a ready report's stored bytes and ETag, or the state of one that is not ready yet */
     async read (userId: string, reportId: string) {
-      const r = ownedBy(userId, UUID.test(reportId) ? await readView.get(reportId) : null)
+      const r = ownedBy(userId, isUuid(reportId) ? await readView.get(reportId) : null)
       if (r.body !== null) return { ready: true as const, body: r.body, etag: r.etag! }
       return {
         ready: false as const,

@@ -1,4 +1,4 @@
-// /billing (DESIGN 7): Checkout and the customer portal for the signed-in user (Bearer), and the
+// /billing: Checkout and the customer portal for the signed-in user (Bearer), and the
 // webhook Stripe calls (public, authenticated by its signature). Without STRIPE_SECRET_KEY,
 // STRIPE_WEBHOOK_SECRET and STRIPE_PRICE_ID every route answers 503 `billing is not configured`.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'

@@ -1,4 +1,4 @@
-// POST /billing/promocode (Bearer, DESIGN 3.2): a signed-in account redeems a promo code for report
+// POST /billing/promocode (Bearer): a signed-in account redeems a promo code for report
 // credits, once per code. A form endpoint like sign-up: every refusal (unknown, expired, used up,
 // already redeemed by this account) is the one sign-up message on `promocode`, so the answer tells
 // nothing about which codes exist. Not behind the billing scope's 503: promo codes need no Stripe.

@@ -17,8 +17,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../../../schemas/common.ts'
 import { IngestQuerySchema, IngestResultSchema } from '../../../schemas/ingest.ts'
 import type { Config } from '../../config.ts'
-import { BadRequest, Conflict, Unauthorized, UnsupportedEncoding } from '../../errors.ts'
-import { createIngestService, describeInvalid, IngestConflictError } from '../../services/ingest/index.ts'
+import { BadRequest, Conflict, IngestConflictError, Unauthorized, UnsupportedEncoding } from '../../errors.ts'
+import { createIngestService, describeInvalid } from '../../services/ingest/index.ts'
 
 export interface IngestRoutesOptions {
   config: Config

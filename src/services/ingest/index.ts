@@ -1,6 +1,7 @@
 // Profile data ingest (docs/architecture.md, Profile data and ingest): validate the whole input, then write it in one transaction, or
 // write nothing. Used by `npm run import`, POST /ingest and the demo data at start-up.
 import type { Database } from '../../db/client.ts'
+import { IngestConflictError } from '../../errors.ts'
 import { INGEST_LIMITS, type IngestResult } from '../../../schemas/ingest.ts'
 import { fileSource, textSource, type LineSource } from './lines.ts'
 import { validateSource, zeroCounts } from './validate.ts'
@@ -32,9 +33,6 @@ export interface ImportOutcome extends IngestResult {
   /** false when invalid lines stopped the import: nothing was written */
   written: boolean
 }
-
-/** the data changed under the import (a concurrent writer): nothing was written */
-export class IngestConflictError extends Error {}
 
 const CONSTRAINT_VIOLATIONS = new Set(['23503', '23505'])
 

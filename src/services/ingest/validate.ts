@@ -1,12 +1,14 @@
 // Pass 1 of an import: the whole input is validated before anything is written. It streams the lines
-// once, keeping only ids and the references to check (never whole records), then resolves the
-// references that the input does not define against the database, in batches. A record whose parent
-// is invalid is invalid too (a bad category makes its interests bad, their accounts, their follows),
-// so that importing the good lines with skipInvalid can never break a foreign key.
+// once, keeping only ids and the references to check (collect.ts), then resolves the references that
+// the input does not define against the database, in batches, one record type after another. A
+// record whose parent is invalid is invalid too (a bad category makes its interests bad, their
+// accounts, their follows), so that importing the good lines with skipInvalid can never break a
+// foreign key.
 import { createHash } from 'node:crypto'
 import type { Database } from '../../db/client.ts'
 import { RECORD_TYPES, type IngestLineError, type RecordType } from '../../../schemas/ingest.ts'
-import { Interner, LineBytes, PairTable } from './compact.ts'
+import { quote, RecordIndex } from './collect.ts'
+import type { LineBytes } from './compact.ts'
 import type { Line, LineSource } from './lines.ts'
 import { existingIds, takenProfileNames } from './lookup.ts'
 import { parseRecord } from './records.ts'
@@ -39,125 +41,59 @@ export function updateDigest (hash: ReturnType<typeof createHash>, batch: readon
 }
 
 export const newDigest = () => createHash('sha1')
-const TYPE_CODE = Object.fromEntries(RECORD_TYPES.map((t, i) => [t, i + 1])) as Record<RecordType, number>
 
 export const zeroCounts = (): Counts => Object.fromEntries(RECORD_TYPES.map((t) => [t, 0])) as Counts
 
-// Composite keys: NUL cannot occur in a valid id.
-const SEP = '\u0000'
-const quote = (s: string) => JSON.stringify(s.length > 60 ? `${s.slice(0, 60)}…` : s)
-
 export async function validateSource (database: Database, source: LineSource, onOffset?: (offset: number, line: number) => void): Promise<Validation> {
-  const bad = new Map<number, string>()
-  const categories = new Map<string, number>()
-  const redFlags = new Map<string, number>()
-  const interests = new Map<string, { line: number, categoryId: string, redFlagId: string | null }>()
-  const accounts = new Map<string, { line: number, interests: string[] }>()
-  const profiles = new Map<string, { line: number, source: string, username: string }>()
-  const profileNames = new Map<string, string>()
-  // follows and friendships refer to profiles and accounts by interned number (see compact.ts)
-  const profileIds = new Interner()
-  const accountIds = new Interner()
-  const follows = new PairTable()
-  const friends = new PairTable()
-  const lineTypes = new LineBytes()
+  const index = new RecordIndex()
   const digest = newDigest()
-
-  // A record whose key came earlier replaces it (the last wins, DESIGN 5): the earlier line is
-  // forgotten here and skipped by the write passes (its type turns 0), so the database sees one
-  // record per key, the last one, whatever the order of the write passes.
-  let replaced = 0
-  const supersede = (line: number) => {
-    lineTypes.set(line, 0)
-    replaced++
-  }
-
   for await (const batch of source.open()) {
     updateDigest(digest, batch)
     for (const line of batch) {
       onOffset?.(line.offset, line.no)
-      if (line.text === null) {
-        bad.set(line.no, line.error ?? 'unreadable line')
-        continue
-      }
-      const parsed = parseRecord(line.text)
-      if (!parsed) continue
-      if (parsed.reason !== undefined) {
-        bad.set(line.no, parsed.reason)
-        continue
-      }
-      const r = parsed.record
-      const no = line.no
-      switch (r.type) {
-        case 'category': {
-          const first = categories.get(r.id)
-          if (first) supersede(first)
-          categories.set(r.id, no)
-          break
-        }
-        case 'redflag': {
-          const first = redFlags.get(r.id)
-          if (first) supersede(first)
-          redFlags.set(r.id, no)
-          break
-        }
-        case 'interest': {
-          const first = interests.get(r.id)
-          if (first) supersede(first.line)
-          interests.set(r.id, { line: no, categoryId: r.categoryId, redFlagId: r.redFlagId ?? null })
-          break
-        }
-        case 'account': {
-          const first = accounts.get(r.id)
-          if (first) supersede(first.line)
-          accounts.set(r.id, { line: no, interests: r.interests })
-          break
-        }
-        case 'profile': {
-          // usernames are unique per source, case-insensitively (the lookup index of POST /report)
-          const name = `${r.source}${SEP}${r.username.toLowerCase()}`
-          const owner = profileNames.get(name)
-          if (owner !== undefined && owner !== r.id) {
-            bad.set(no, `duplicate username ${r.source}/${quote(r.username)} (first on line ${profiles.get(owner)!.line})`)
-            continue
-          }
-          const first = profiles.get(r.id)
-          if (first) {
-            supersede(first.line)
-            profileNames.delete(`${first.source}${SEP}${first.username.toLowerCase()}`)
-          }
-          profileNames.set(name, r.id)
-          profiles.set(r.id, { line: no, source: r.source, username: r.username })
-          break
-        }
-        case 'follow': {
-          const first = follows.put(profileIds.intern(r.profileId), accountIds.intern(r.accountId), no)
-          if (first) supersede(first)
-          break
-        }
-        case 'friend': {
-          // one key for both orders of a pair
-          const a = profileIds.intern(r.a)
-          const b = profileIds.intern(r.b)
-          const first = a < b ? friends.put(a, b, no) : friends.put(b, a, no)
-          if (first) supersede(first)
-          break
-        }
-      }
-      lineTypes.set(no, TYPE_CODE[r.type])
+      index.add(line, line.text === null ? null : parseRecord(line.text))
     }
   }
-  profileNames.clear()
+  index.done()
 
   // References, parents first, so that an invalid parent invalidates its children.
-  const missing = (ids: Iterable<string>, defined: ReadonlyMap<string, unknown>) => {
-    const out = new Set<string>()
-    for (const id of ids) if (!defined.has(id)) out.add(id)
-    return out
-  }
+  await checkInterests(database, index)
+  await checkAccounts(database, index)
+  await checkProfiles(database, index)
+  await checkFollowsAndFriends(database, index)
 
-  const categoryRefs = missing([...interests.values()].map((i) => i.categoryId), categories)
-  const redFlagRefs = missing([...interests.values()].flatMap((i) => i.redFlagId === null ? [] : [i.redFlagId]), redFlags)
+  const { bad } = index
+  const errors = [...bad].sort((x, y) => x[0] - y[0]).slice(0, MAX_ERRORS_SHOWN).map(([line, reason]) => ({ line, reason }))
+  return {
+    counts: {
+      category: index.categories.size,
+      redflag: index.redFlags.size,
+      interest: index.interests.size,
+      account: index.accounts.size,
+      profile: index.profiles.size,
+      follow: index.follows.count,
+      friend: index.friends.count
+    },
+    invalid: bad.size,
+    errors,
+    bad,
+    lineTypes: index.lineTypes,
+    digest: digest.digest('base64'),
+    replaced: index.replaced
+  }
+}
+
+/** the ids that the input does not define */
+function undefinedIn (ids: Iterable<string>, defined: ReadonlyMap<string, unknown>): Set<string> {
+  const out = new Set<string>()
+  for (const id of ids) if (!defined.has(id)) out.add(id)
+  return out
+}
+
+/** an interest's category and red flag: in the input or in the database */
+async function checkInterests (database: Database, { interests, categories, redFlags, bad }: RecordIndex): Promise<void> {
+  const categoryRefs = undefinedIn([...interests.values()].map((i) => i.categoryId), categories)
+  const redFlagRefs = undefinedIn([...interests.values()].flatMap((i) => i.redFlagId === null ? [] : [i.redFlagId]), redFlags)
   const dbCategories = await existingIds(database, 'categories', categoryRefs)
   const dbRedFlags = await existingIds(database, 'red_flags', redFlagRefs)
   for (const [id, i] of interests) {
@@ -169,7 +105,10 @@ export async function validateSource (database: Database, source: LineSource, on
       interests.delete(id)
     }
   }
+}
 
+/** every interest of an account: a valid one of the input, or one in the database */
+async function checkAccounts (database: Database, { accounts, interests, bad }: RecordIndex): Promise<void> {
   const interestRefs = new Set<string>()
   for (const a of accounts.values()) for (const i of a.interests) if (!interests.has(i)) interestRefs.add(i)
   const dbInterests = await existingIds(database, 'interests', interestRefs)
@@ -181,15 +120,21 @@ export async function validateSource (database: Database, source: LineSource, on
       accounts.delete(id)
     }
   }
+}
 
+/** a profile's username is not another stored profile's */
+async function checkProfiles (database: Database, { profiles, bad }: RecordIndex): Promise<void> {
   const taken = await takenProfileNames(database, [...profiles].map(([id, p]) => ({ id, source: p.source, username: p.username })))
   for (const [id, dbId] of taken) {
     const p = profiles.get(id)!
     bad.set(p.line, `username ${p.source}/${quote(p.username)} belongs to profile ${quote(dbId)}`)
     profiles.delete(id)
   }
+}
 
-  // every profile and account a follow or friendship names: defined in the input or in the database?
+/** every profile and account a follow or friendship names: defined in the input or in the database */
+async function checkFollowsAndFriends (database: Database, index: RecordIndex): Promise<void> {
+  const { profiles, accounts, profileIds, accountIds, follows, friends, bad } = index
   const dbProfiles = await existingIds(database, 'profiles', profileIds.ids.filter((id) => !profiles.has(id)))
   const dbAccounts = await existingIds(database, 'accounts', accountIds.ids.filter((id) => !accounts.has(id)))
   const isProfile = Uint8Array.from(profileIds.ids, (id) => profiles.has(id) || dbProfiles.has(id) ? 1 : 0)
@@ -214,24 +159,5 @@ export async function validateSource (database: Database, source: LineSource, on
     const unknown = [x, y].filter((n) => !isProfile[n]).map((n) => profileIds.ids[n]).sort()[0]
     bad.set(friends.line[row], `unknown profile ${quote(unknown)}`)
     friends.drop(row)
-  }
-
-  const errors = [...bad].sort((x, y) => x[0] - y[0]).slice(0, MAX_ERRORS_SHOWN).map(([line, reason]) => ({ line, reason }))
-  return {
-    counts: {
-      category: categories.size,
-      redflag: redFlags.size,
-      interest: interests.size,
-      account: accounts.size,
-      profile: profiles.size,
-      follow: follows.count,
-      friend: friends.count
-    },
-    invalid: bad.size,
-    errors,
-    bad,
-    lineTypes,
-    digest: digest.digest('base64'),
-    replaced
   }
 }
