@@ -14,7 +14,7 @@ const app = await build(t, { ...stripeEnv(peer), SIGNUP_FREE_REPORTS: '0' })
 await seedReportData(app.database.db)
 
 async function subscriber (acquisitionCode?: string) {
-  const user = await signedInUser(app, acquisitionCode ? { body: { acquisition_code: acquisitionCode } } : {})
+  const user = await signedInUser(app, acquisitionCode ? { signUpBody: { acquisition_code: acquisitionCode } } : {})
   const { id } = await userInfo(app, user.auth)
   const res = await app.inject({
     method: 'POST', url: '/api/v1/billing/checkout', headers: user.auth,

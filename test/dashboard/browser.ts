@@ -26,8 +26,6 @@ export const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: inst
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
-type Tap = Test
-
 /** a small, fast password hash: the browser tests sign in many times */
 export const FAST_HASH = { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' }
 
@@ -44,7 +42,7 @@ export async function launchChromium (port: number): Promise<Browser> {
   })
 }
 
-export async function startDashboard (t: Tap, env: Record<string, string> = {}) {
+export async function startDashboard (t: Test, env: Record<string, string> = {}) {
   mkdirSync(ARTIFACTS, { recursive: true })
   const app = await build(t, { WORKERS: '0', PUBLIC_URL: PUBLIC_ORIGIN, RATE_LIMIT_SIGNUP_IP: '100', ...FAST_HASH, ...env })
   await app.listen({ port: 0, host: '127.0.0.1' })
@@ -93,7 +91,7 @@ export async function axeViolations (page: Page): Promise<AxeViolation[]> {
  * light at the page's width and in dark at the phone's (dark mode has colours of its own, the phone
  * layout hides some labels). Leaves the page at its viewport, light.
  */
-export async function inspectView (t: Tap, page: Page, name: string) {
+export async function inspectView (t: Test, page: Page, name: string) {
   const viewport = page.viewportSize() ?? DESKTOP
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme })

@@ -3,8 +3,8 @@
 // answer), helmet headers, CORS only for configured origins, the HTTPS guard.
 import t, { type Test } from 'tap'
 import type { FastifyInstance, InjectOptions } from 'fastify'
-import { build, freshDatabase, GOOD_PASSWORD, uniqueEmail } from '../helper.ts'
-import { FAST_ARGON2, signin, signedIn, registered } from '../auth/support.ts'
+import { build, freshDatabase, GOOD_PASSWORD, signedInUser, uniqueEmail } from '../helper.ts'
+import { FAST_ARGON2, signin } from '../auth/support.ts'
 import { captureLogs } from './support.ts'
 
 const MiB = 1024 * 1024
@@ -166,11 +166,10 @@ t.test('the database down: health 503, routes 503 GeneralError, no query paramet
   const logs = captureLogs()
   const database = await freshDatabase(t)
   const down = await build(t, FAST_ARGON2, { database, fastify: logs.fastify })
-  const { email } = await registered(down)
-  const { token } = await signedIn(down, email)
+  const { email, token } = await signedInUser(down)
   // a session this instance has never seen (signed in through another one): its row is not in its
   // memory (src/services/sessions.ts), so refreshing it needs the database
-  const { cookie } = await signedIn(await build(t, FAST_ARGON2, { database }), email)
+  const { cookie } = await signedInUser(await build(t, FAST_ARGON2, { database }), { email, signUp: false })
   const sessionId = decodeURIComponent(cookie.slice('sid='.length)).split('.')[0]
   t.ok(sessionId.length > 10)
   await database.close()
