@@ -1,4 +1,4 @@
-// The account page's sessions and password change (DESIGN 3.2): GET /auth/sessions lists the user's
+// The account page's sessions and password change: GET /auth/sessions lists the user's
 // live sessions with where they began; DELETE /auth/sessions/{id} and DELETE /auth/sessions end them
 // (their JWTs refused at once); POST /auth/password checks the current password as sign-in does, ends
 // every other session and mails a notice. One app for the file, mail to a local SMTP peer.

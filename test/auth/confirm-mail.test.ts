@@ -1,4 +1,4 @@
-// Mail (issue 2 item 7) and confirmation (DESIGN 3.2, 8.7): sign-up mails PUBLIC_URL/confirm/<secret>
+// Mail and confirmation: sign-up mails PUBLIC_URL/confirm/<secret>
 // through SMTP (a local smtp-server); a registered e-mail gets a notice instead; POST /auth/confirm
 // and /auth/confirm/resend; in development without SMTP, RFC 822 files in DATA_DIR/outbox.
 import t from 'tap'

@@ -1,4 +1,4 @@
-// Rate limits and the per-account backoff (DESIGN 8.5): each limit answers 429 GeneralError with
+// Rate limits and the per-account backoff: each limit answers 429 GeneralError with
 // Retry-After; the client IP is the socket address unless the peer is in TRUST_PROXY, so a spoofed
 // X-Forwarded-For buys no fresh budget; REDIS_URL shares the counters between instances.
 import t, { type Test } from 'tap'
@@ -82,7 +82,7 @@ t.test('sign-in per e-mail, sign-up per IP, refresh per session, everything else
   limited(t, await refresh(app, undefined, {}), 'a third refresh without a session from one address')
 })
 
-t.test('refresh has its own budget in place of the global one (DESIGN 8.5: "everything else")', async (t) => {
+t.test('refresh has its own budget in place of the global one', async (t) => {
   const app = await build(t, { ...FAST_ARGON2, RATE_LIMIT_GLOBAL: '3', RATE_LIMIT_REFRESH: '5' })
   const { cookie } = await signedInUser(app)
   for (let i = 1; i <= 5; i++) t.equal((await refresh(app, cookie)).statusCode, 200, `refresh ${i} of 5, past the global 3`)

@@ -1,4 +1,4 @@
-// POST /auth/token/refresh and POST /auth/signout (spec 3, 5.3; DESIGN 3.2, 8.3, 8.10).
+// POST /auth/token/refresh and POST /auth/signout.
 import t from 'tap'
 import { build, freshDatabase, registeredUser, sessionCookie, signedInUser } from '../helper.ts'
 import { until } from '../peers/wait.ts'
@@ -204,7 +204,7 @@ t.test('a new instance learns of sessions ended before it started', async (t) =>
   t.same((await info(b, token)).json(), ACCESS_DENIED)
 })
 
-t.test('Origin check on refresh (DESIGN 8.10)', async (t) => {
+t.test('Origin check on refresh', async (t) => {
   const app = await build(t, { ...FAST_ARGON2, PUBLIC_URL: 'https://pir.example.test', CORS_ORIGINS: 'https://partner.example.test' })
   const { cookie } = await signedInUser(app)
   const forbidden = { code: 403, message: 'access denied' }

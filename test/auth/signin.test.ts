@@ -1,4 +1,4 @@
-// POST /auth/signin (DESIGN 3.2, 8.4): the JWT, the cookie and its flags, identical failures, no
+// POST /auth/signin: the JWT, the cookie and its flags, identical failures, no
 // session fixation.
 import t from 'tap'
 import argon2 from 'argon2'
@@ -45,7 +45,7 @@ t.test('the e-mail is trimmed and lower-cased', async (t) => {
   t.equal((await info(app, res.json().token)).json().email, email.toLowerCase())
 })
 
-t.test('cookie flags (DESIGN 8.4); remember:false is a browser-session cookie, also after refresh', async (t) => {
+t.test('cookie flags; remember:false is a browser-session cookie, also after refresh', async (t) => {
   let clock = Date.now()
   const app = await build(t, FAST_ARGON2, { now: () => clock })
   const { email } = await registeredUser(app)
@@ -145,7 +145,7 @@ t.test('a wrong password of a registered account does not start a session', asyn
   t.equal(rows[0].n, 0)
 })
 
-t.test('argon2id parameters changed: the hash is upgraded at the next sign-in (DESIGN 8.1)', async (t) => {
+t.test('argon2id parameters changed: the hash is upgraded at the next sign-in', async (t) => {
   const database = await freshDatabase(t)
   const before = await build(t, FAST_ARGON2, { database })
   const { email } = await registeredUser(before)

@@ -1,4 +1,4 @@
-// POST /auth/signup (DESIGN 3.2): CAPTCHA first, password policy, promocodes consumed atomically,
+// POST /auth/signup: CAPTCHA first, password policy, promocodes consumed atomically,
 // no sign-in.
 import t from 'tap'
 import { build, GOOD_PASSWORD, registeredUser, signedInUser, uniqueEmail } from '../helper.ts'
@@ -115,7 +115,7 @@ t.test('CAPTCHA against a siteverify endpoint', async (t) => {
   t.same(bad.json(), CAPTCHA_FAILED)
   t.equal(siteverify.requests.at(-1)?.response, 'bad-token')
 
-  // A body the schema refuses never reaches the handler (DESIGN 3.1); of the handler's checks, the CAPTCHA is first.
+  // A body the schema refuses never reaches the handler; of the handler's checks, the CAPTCHA is first.
   const first = await signup(app, { email: uniqueEmail(), token: 'bad-token', password: 'password123', promocode: 'NO-SUCH-CODE' })
   t.same(first.json(), CAPTCHA_FAILED, 'the CAPTCHA is checked before the password policy and the promocode')
   const taken = await signup(app, { email, token: 'bad-token' })

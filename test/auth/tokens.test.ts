@@ -1,4 +1,4 @@
-// Bearer JWTs (DESIGN 8.2): HS256 pinned, expiry, rotation through JWT_PREVIOUS_SECRETS, garbage;
+// Bearer JWTs: HS256 pinned, expiry, rotation through JWT_PREVIOUS_SECRETS, garbage;
 // session cookies across a SESSION_SECRET rotation (SESSION_PREVIOUS_SECRETS).
 import t from 'tap'
 import { createSigner } from 'fast-jwt'

@@ -1,5 +1,5 @@
 // POST /billing/checkout and /billing/portal with the official Stripe client against a local server
-// that records what it is sent (DESIGN 7, issue 6).
+// that records what it is sent.
 import t from 'tap'
 import { stripeClientOptions } from '../../src/services/billing.ts'
 import { build, signedInUser, testConfig } from '../helper.ts'

@@ -1,5 +1,5 @@
 // An active or trialing subscription lets POST /report/{id}/generate run without credits, and
-// GET /auth/info shows it (DESIGN 3.2, 3.3, 7; issue 6).
+// GET /auth/info shows it.
 import t from 'tap'
 import { eq } from 'drizzle-orm'
 import { users } from '../../src/db/schema.ts'

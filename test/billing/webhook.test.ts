@@ -1,4 +1,4 @@
-// POST /billing/webhook (DESIGN 7, issue 6): events signed with the official client's
+// POST /billing/webhook: events signed with the official client's
 // generateTestHeaderString; signature checks, idempotency by event id, ordering, subscription rows,
 // and the acquisition code put back on a subscription that lacks it.
 import t from 'tap'

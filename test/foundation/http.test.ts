@@ -1,4 +1,4 @@
-// The HTTP surface every route shares (DESIGN 3.1, 8.6, 8.8): Fastify's own errors in the GeneralError
+// The HTTP surface every route shares: Fastify's own errors in the GeneralError
 // shape, the form-endpoint mapping, bad input never a 500, health (503 when the database does not
 // answer), helmet headers, CORS only for configured origins, the HTTPS guard.
 import t, { type Test } from 'tap'
@@ -184,7 +184,7 @@ t.test('the database down: health 503, routes 503 GeneralError, no query paramet
   t.equal(refresh.statusCode, 503, 'refresh (the session store cannot answer)')
   t.same(refresh.json(), unavailable)
   const info = await down.inject({ url: '/api/v1/auth/info', headers: { authorization: `Bearer ${token}` } })
-  t.equal(info.statusCode, 503, 'info: the token is accepted without the database (DESIGN 8.3), the handler then needs it')
+  t.equal(info.statusCode, 503, 'info: the token is accepted without the database, the handler then needs it')
   t.same(info.json(), unavailable)
   const forged = await down.inject({ url: '/api/v1/auth/info', headers: { authorization: `Bearer ${token.slice(0, -2)}xx` } })
   t.same([forged.statusCode, forged.json()], [401, { code: 401, message: 'access denied' }], 'a bad token is refused without the database')

@@ -1,4 +1,4 @@
-// Google sign-in and unlinking (DESIGN 3.2, 8.11): ID tokens signed here with the test's own RSA key,
+// Google sign-in and unlinking: ID tokens signed here with the test's own RSA key,
 // certificates served by a local peer (GOOGLE_CERTS_URL); create, match, link by e-mail, unlink and
 // link again, every way a credential is refused, and nothing of a credential or of the library's error
 // text in the logs. One app for the file; it logs at trace level into memory.
@@ -308,7 +308,7 @@ t.test('two simultaneous first sign-ins with one new Google account make one acc
   t.equal((await app.database.query('select 1 from users where email = $1', [email])).length, 1)
 })
 
-t.test('no log line carries a credential, its payload, or the library error text (DESIGN 8.9, 8.11)', async (t) => {
+t.test('no log line carries a credential, its payload, or the library error text', async (t) => {
   t.ok(logLines.length > 0, 'the logger did run')
   t.ok(refused.filter((r) => r.libraryMessage).length >= 12, 'the library explained its refusals')
   const needles = new Set<string>()

@@ -1,4 +1,4 @@
-// The in-memory views (issue 7: src/services/view-cache.ts): GET /auth/info, ready reports and
+// The in-memory views (src/services/view-cache.ts): GET /auth/info, ready reports and
 // session rows are served from memory, and stay correct across instances. Two apps on one database,
 // each with its own connections and LISTEN on PostgreSQL (another handle on the one embedded instance
 // on PGlite): a change made through one, or by any other writer (plain SQL here, as a CLI or an
