@@ -116,19 +116,60 @@ export function uniqueEmail (prefix = 'user'): string {
 
 export const GOOD_PASSWORD = 'correct horse battery staple'
 
-/** sign up and sign in; returns the JWT, the cookie and the e-mail */
-export async function signedInUser (app: FastifyInstance, opts: { email?: string, password?: string, body?: Record<string, unknown> } = {}) {
+// Shared by the tests: types and the sign-in helper
+
+/** what the helpers need of a tap test: its teardown, and fail when they find a problem after the fact */
+export type { Tap }
+
+/** an account made through the API, not signed in */
+export interface RegisteredUser { email: string, password: string }
+
+/** a user signed in through the API: the JWT, the session cookie and the headers that carry the JWT */
+export interface SignedInUser extends RegisteredUser {
+  token: string
+  /** the session cookie, as a Cookie header value */
+  cookie: string
+  auth: { authorization: string }
+  /** the sign-in answer itself */
+  res: LightMyRequestResponse
+}
+
+export interface SignInOptions {
+  /** a new, unique address unless given */
+  email?: string
+  /** GOOD_PASSWORD unless given */
+  password?: string
+  /** sign up first (the default); false signs in an account that exists */
+  signUp?: boolean
+  /** more fields of the sign-up body: a promo code, an acquisition code */
+  signUpBody?: Record<string, unknown>
+}
+
+/** sign up through the API (throws unless the answer is a success) */
+export async function registeredUser (app: FastifyInstance, opts: Omit<SignInOptions, 'signUp'> = {}): Promise<RegisteredUser> {
   const email = opts.email ?? uniqueEmail()
   const password = opts.password ?? GOOD_PASSWORD
-  const up = await app.inject({ method: 'POST', url: '/api/v1/auth/signup', payload: { email, password, token: 'captcha', ...opts.body } })
-  if (up.json().status !== 'success') throw new Error(`signup failed: ${up.body}`)
+  const res = await app.inject({ method: 'POST', url: '/api/v1/auth/signup', payload: { email, password, token: 'captcha', ...opts.signUpBody } })
+  if (res.json().status !== 'success') throw new Error(`signup failed: ${res.body}`)
+  logCapture(app)?.secret(password)
+  return { email, password }
+}
+
+/**
+ * Sign up (unless `signUp: false`) and sign in through the API, asking for a JWT; throws unless both
+ * answers are a success. The password, the JWT, the cookie and the session id in it are registered
+ * as secrets of the app's log capture: none of them may reach a log line.
+ */
+export async function signedInUser (app: FastifyInstance, opts: SignInOptions = {}): Promise<SignedInUser> {
+  const { email, password } = opts.signUp === false
+    ? { email: opts.email ?? uniqueEmail(), password: opts.password ?? GOOD_PASSWORD }
+    : await registeredUser(app, opts)
   const res = await app.inject({ method: 'POST', url: '/api/v1/auth/signin', payload: { email, password, token: true } })
   const body = res.json()
   if (body.status !== 'success') throw new Error(`signin failed: ${res.body}`)
   const cookie = sessionCookie(res)!
-  // none of these may reach a log line: the password, the JWT, the cookie and the session id in it
   const signed = cookie ? decodeURIComponent(cookie.slice(cookie.indexOf('=') + 1)) : ''
   const capture = logCapture(app)
   for (const s of [password, body.token as string, signed, signed.slice(0, signed.lastIndexOf('.'))]) capture?.secret(s)
-  return { email, password, token: body.token as string, cookie, auth: { authorization: `Bearer ${body.token}` } }
+  return { email, password, token: body.token as string, cookie, auth: { authorization: `Bearer ${body.token}` }, res }
 }

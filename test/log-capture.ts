@@ -1,10 +1,9 @@
 // Every line an app built by test/helper.ts logs (at trace level, into memory: stdout stays quiet),
-// and the check that none of them carries a secret (DESIGN 8.9, issue 8 item 5): no password, JWT,
-// cookie value, recovery or confirmation secret, Stripe key or Google credential. Known values (the
-// config's secrets, what signedInUser handled, what a test registers) are looked for verbatim; the
-// rest by their shape, so that a secret nobody registered is caught too.
-
-type Tap = { teardown: (fn: () => unknown) => void, fail?: (message: string, extra: Record<string, unknown>) => unknown }
+// and the check that none of them carries a secret: no password, JWT, cookie value, recovery or
+// confirmation secret, Stripe key or Google credential. Known values (the config's secrets, what
+// registeredUser and signedInUser handled, what a test registers) are looked for verbatim; the rest
+// by their shape, so that a secret nobody registered is caught too.
+import type { Tap } from './helper.ts'
 
 export interface Leak { line: string, why: string }
 

@@ -18,11 +18,10 @@ import addFormatsModule from 'ajv-formats'
 import type { FastifyInstance, HTTPMethods, LightMyRequestResponse } from 'fastify'
 import { GeneralErrorSchema } from '../schemas/common.ts'
 import { API_PREFIX } from '../src/app.ts'
+import type { Tap } from './helper.ts'
 
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020
-
-type Tap = { teardown: (fn: () => unknown) => void, fail?: (message: string, extra: Record<string, unknown>) => unknown }
 
 export interface OpenApiResponse { content?: Record<string, { schema?: unknown }> }
 export interface OpenApiDocument {

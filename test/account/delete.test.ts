@@ -1,4 +1,4 @@
-// DELETE /auth/account (DESIGN 3.2): proven by the password, or for a Google-only account by a fresh
+// DELETE /auth/account: proven by the password, or for a Google-only account by a fresh
 // credential of its Google account; everything of the user goes, its JWTs are refused at once, a
 // running subscription is cancelled at period end through Stripe (the local peer), the Stripe
 // customer is left alone, one audit row keeps the SHA-256 of the address and none keeps the address,

@@ -1,12 +1,12 @@
-// The account page's sessions and password change (DESIGN 3.2): GET /auth/sessions lists the user's
+// The account page's sessions and password change: GET /auth/sessions lists the user's
 // live sessions with where they began; DELETE /auth/sessions/{id} and DELETE /auth/sessions end them
 // (their JWTs refused at once); POST /auth/password checks the current password as sign-in does, ends
 // every other session and mails a notice. One app for the file, mail to a local SMTP peer.
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { build, GOOD_PASSWORD, sessionCookie, uniqueEmail } from '../helper.ts'
+import { build, GOOD_PASSWORD, registeredUser, sessionCookie, uniqueEmail } from '../helper.ts'
 import { startSmtp, type SmtpPeer } from '../peers/smtp.ts'
-import { ACCESS_DENIED, claims, FAST_ARGON2, info, refresh, registered } from '../auth/support.ts'
+import { ACCESS_DENIED, claims, FAST_ARGON2, info, refresh } from '../auth/support.ts'
 
 const NEW_PASSWORD = 'a brand new correct horse 7'
 let app: FastifyInstance
@@ -34,10 +34,10 @@ const changePassword = (auth: Record<string, string>, body: Record<string, unkno
   app.inject({ method: 'POST', url: '/api/v1/auth/password', headers: auth, payload: body })
 
 t.test('GET /auth/sessions: live sessions, most recently used first, with where they began; never the cookie secret', async (t) => {
-  const { email } = await registered(app)
+  const { email } = await registeredUser(app)
   const laptop = await signinFrom(email, 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0', '203.0.113.77')
   const phone = await signinFrom(email, 'Mozilla/5.0 (iPhone) Safari/604.1', '2001:db8:1234:5678::1')
-  const stranger = await signinFrom((await registered(app)).email, 'curl/8', '198.51.100.1')
+  const stranger = await signinFrom((await registeredUser(app)).email, 'curl/8', '198.51.100.1')
 
   const res = await list(phone.auth)
   t.equal(res.statusCode, 200)
@@ -59,10 +59,10 @@ t.test('GET /auth/sessions: live sessions, most recently used first, with where 
 })
 
 t.test('DELETE /auth/sessions/{id}: ends one session of the user; 404 for an unknown id or another user\'s', async (t) => {
-  const { email } = await registered(app)
+  const { email } = await registeredUser(app)
   const a = await signinFrom(email, 'browser A', '203.0.113.1')
   const b = await signinFrom(email, 'browser B', '203.0.113.2')
-  const other = await signinFrom((await registered(app)).email, 'browser C', '203.0.113.3')
+  const other = await signinFrom((await registeredUser(app)).email, 'browser C', '203.0.113.3')
 
   const notMine = await end(a.auth, other.sid)
   t.equal(notMine.statusCode, 404)
@@ -87,10 +87,10 @@ t.test('DELETE /auth/sessions/{id}: ends one session of the user; 404 for an unk
 })
 
 t.test('DELETE /auth/sessions: ends every session of the user but the current one', async (t) => {
-  const { email } = await registered(app)
+  const { email } = await registeredUser(app)
   const keep = await signinFrom(email, 'keep', '203.0.113.10')
   const others = [await signinFrom(email, 'one', '203.0.113.11'), await signinFrom(email, 'two', '203.0.113.12')]
-  const stranger = await signinFrom((await registered(app)).email, 'stranger', '203.0.113.13')
+  const stranger = await signinFrom((await registeredUser(app)).email, 'stranger', '203.0.113.13')
 
   const res = await end(keep.auth)
   t.equal(res.statusCode, 200)
@@ -105,7 +105,7 @@ t.test('DELETE /auth/sessions: ends every session of the user but the current on
 })
 
 t.test('POST /auth/password: the current password, the sign-up policy, other sessions end, a notice is mailed', async (t) => {
-  const { email } = await registered(app)
+  const { email } = await registeredUser(app)
   const here = await signinFrom(email, 'here', '203.0.113.20')
   const there = await signinFrom(email, 'there', '203.0.113.21')
 
@@ -147,7 +147,7 @@ t.test('POST /auth/password: the current password, the sign-up policy, other ses
 })
 
 t.test('POST /auth/password: the sign-in backoff answers 429 once an address has failed five times', async (t) => {
-  const { email } = await registered(app)
+  const { email } = await registeredUser(app)
   const s = await signinFrom(email, 'ua', '203.0.113.30')
   for (let i = 0; i < 5; i++) {
     const res = await changePassword(s.auth, { currentPassword: `wrong ${i}`, newPassword: NEW_PASSWORD })

@@ -1,4 +1,4 @@
-// The audit trail (DESIGN 8.12) and the logs (DESIGN 8.9): every sign-up, sign-in (success and
+// The audit trail and the logs: every sign-up, sign-in (success and
 // failure), confirmation and sign-out is a row of audit_events with IP and user agent; log lines
 // carry a request id and never a password, token, cookie or secret.
 import t from 'tap'

@@ -1,4 +1,4 @@
-// Mail (issue 2 item 7) and confirmation (DESIGN 3.2, 8.7): sign-up mails PUBLIC_URL/confirm/<secret>
+// Mail and confirmation: sign-up mails PUBLIC_URL/confirm/<secret>
 // through SMTP (a local smtp-server); a registered e-mail gets a notice instead; POST /auth/confirm
 // and /auth/confirm/resend; in development without SMTP, RFC 822 files in DATA_DIR/outbox.
 import t from 'tap'
@@ -6,11 +6,11 @@ import { createHash } from 'node:crypto'
 import argon2 from 'argon2'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { build, uniqueEmail } from '../helper.ts'
+import { build, signedInUser, uniqueEmail } from '../helper.ts'
 import { startSmtp } from '../peers/smtp.ts'
 import { until } from '../peers/wait.ts'
 import { captureLogs } from '../foundation/support.ts'
-import { ACCESS_DENIED, FAST_ARGON2, info, post, signedIn, signup } from './support.ts'
+import { ACCESS_DENIED, FAST_ARGON2, info, post, signup } from './support.ts'
 
 const PUBLIC_URL = 'https://pir.example.test'
 const MAIL_FROM = 'Profile Reports <hello@pir.example.test>'
@@ -43,7 +43,7 @@ t.test('sign-up mails a confirmation link; the link confirms, again and again, u
   const dump = JSON.stringify(await app.database.query('select * from auth_tokens'))
   t.notOk(dump.includes(secret!), 'the secret itself is nowhere in the table')
 
-  const { token } = await signedIn(app, email)
+  const { token } = await signedInUser(app, { email, signUp: false })
   t.equal((await info(app, token)).json().confirmed, false, 'unconfirmed until the link is opened')
   const ok = await confirm(secret!)
   t.equal(ok.statusCode, 200)
@@ -76,7 +76,7 @@ t.test('resend (Bearer): a new link for an unconfirmed account, nothing for a co
   const email = uniqueEmail('resend')
   await signup(app, { email })
   const first = LINK.exec((await smtp.waitFor((m) => m.to.includes(email))).text)![1]
-  const { token } = await signedIn(app, email)
+  const { token } = await signedInUser(app, { email, signUp: false })
   const auth = { authorization: `Bearer ${token}` }
 
   const res = await post(app, '/auth/confirm/resend', undefined, auth)
@@ -119,7 +119,7 @@ t.test('a registered e-mail: the same answer, and the owner gets a notice instea
   t.match(notice.text, /sign in instead/)
   const tokensAfter = await app.database.query<{ n: number }>('select count(*)::int as n from auth_tokens t join users u on u.id = t.user_id where u.email = $1', [email])
   t.equal(tokensAfter[0].n, tokensBefore.length, 'no new link was made for the owner')
-  t.same((await signedIn(app, email)).res.statusCode, 200, 'the owner\'s password still works')
+  t.same((await signedInUser(app, { email, signUp: false })).res.statusCode, 200, 'the owner\'s password still works')
 })
 
 t.test('mail failures never fail the request', async (t) => {

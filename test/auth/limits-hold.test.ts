@@ -3,15 +3,15 @@
 // address; per-IP keys group IPv6 by /64.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { build, GOOD_PASSWORD, uniqueEmail } from '../helper.ts'
-import { FAST_ARGON2, registered, signedIn, WRONG_CREDENTIALS } from './support.ts'
+import { build, GOOD_PASSWORD, registeredUser, signedInUser, uniqueEmail } from '../helper.ts'
+import { FAST_ARGON2, WRONG_CREDENTIALS } from './support.ts'
 import { DENIED, infoFrom, ipv4, limited, ROOMY, signinFrom, tally } from './limits-support.ts'
 
 t.test('the backoff: 200 parallel wrong passwords reach argon2 once per window (counted, not answered)', async (t) => {
   let clock = Date.parse('2031-06-01T10:00:00Z')
   const app = await build(t, { ...FAST_ARGON2, ...ROOMY }, { now: () => clock })
   const passwords = app.services.passwords
-  const { email } = await registered(app)
+  const { email } = await registeredUser(app)
   const burst = (address: string, password = 'wrong password') =>
     Promise.all(Array.from({ length: 200 }, (_, i) => signinFrom(app, ipv4(i + 1), address, password)))
 
@@ -40,16 +40,16 @@ t.test('the backoff: 200 parallel wrong passwords reach argon2 once per window (
 t.test('POST /auth/confirm/resend: 3 an hour per account', async (t) => {
   const app = await build(t, FAST_ARGON2)
   const resend = (token: string) => app.inject({ method: 'POST', url: '/api/v1/auth/confirm/resend', headers: { authorization: `Bearer ${token}` } })
-  const { token } = await signedIn(app, (await registered(app)).email)
+  const { token } = await signedInUser(app)
   for (let i = 1; i <= 3; i++) t.equal((await resend(token)).statusCode, 200, `resend ${i}`)
   limited(t, await resend(token), 'the fourth within the hour')
-  const other = await signedIn(app, (await registered(app)).email)
+  const other = await signedInUser(app)
   t.equal((await resend(other.token)).statusCode, 200, 'another account has its own budget')
 })
 
 t.test('failed authentication counts per address: past the budget a would-be 401 is a 429', async (t) => {
   const app = await build(t, { ...FAST_ARGON2, RATE_LIMIT_AUTH_FAILURES_IP: '3' })
-  const { token } = await signedIn(app, (await registered(app)).email)
+  const { token } = await signedInUser(app)
   const a = '2001:db8:5:6::1'
   for (let i = 1; i <= 3; i++) t.same((await infoFrom(app, a)).json(), DENIED, `bad Bearer token ${i}: 401`)
   limited(t, await infoFrom(app, a), 'a fourth bad token')

@@ -6,9 +6,9 @@ import { createServer, connect, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { Redis } from 'ioredis'
 import type { LightMyRequestResponse } from 'fastify'
-import { build, uniqueEmail } from '../helper.ts'
+import { build, registeredUser, uniqueEmail } from '../helper.ts'
 import { until } from '../peers/wait.ts'
-import { FAST_ARGON2, registered, WRONG_CREDENTIALS } from './support.ts'
+import { FAST_ARGON2, WRONG_CREDENTIALS } from './support.ts'
 import { ipv4, limited, logLines, signinFrom, tally } from './limits-support.ts'
 
 const UNREACHABLE_REDIS = 'redis://127.0.0.1:1'
@@ -24,7 +24,7 @@ t.test('Redis unreachable: 50 wrong passwords from one address, and for one e-ma
   t.same(tally(fromOne), { wrong: 30, tooMany: 20 }, 'RATE_LIMIT_SIGNIN_IP (30 a minute) still holds')
   limited(t, fromOne[49], 'the fiftieth from one address')
 
-  const { email } = await registered(app)
+  const { email } = await registeredUser(app)
   const before = passwords.verifications
   const forOne: LightMyRequestResponse[] = []
   for (let i = 0; i < 50; i++) forOne.push(await signinFrom(app, ipv4(1000 + i), email))

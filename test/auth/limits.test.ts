@@ -1,12 +1,12 @@
-// Rate limits and the per-account backoff (DESIGN 8.5): each limit answers 429 GeneralError with
+// Rate limits and the per-account backoff: each limit answers 429 GeneralError with
 // Retry-After; the client IP is the socket address unless the peer is in TRUST_PROXY, so a spoofed
 // X-Forwarded-For buys no fresh budget; REDIS_URL shares the counters between instances.
 import t, { type Test } from 'tap'
 import { randomInt } from 'node:crypto'
 import { Redis } from 'ioredis'
 import type { LightMyRequestResponse } from 'fastify'
-import { build, freshDatabase, GOOD_PASSWORD, uniqueEmail } from '../helper.ts'
-import { FAST_ARGON2, refresh, registered, signedIn, signin, WRONG_CREDENTIALS } from './support.ts'
+import { build, freshDatabase, GOOD_PASSWORD, registeredUser, signedInUser, uniqueEmail } from '../helper.ts'
+import { FAST_ARGON2, refresh, signin, WRONG_CREDENTIALS } from './support.ts'
 
 const TOO_MANY = { code: 429, message: 'too many requests' }
 const REDIS_URL = 'redis://127.0.0.1:6379'
@@ -65,7 +65,7 @@ t.test('sign-in per e-mail, sign-up per IP, refresh per session, everything else
   t.same((await from('192.0.2.22', other, 'wrong password')).json(), WRONG_CREDENTIALS, 'another e-mail is unaffected')
 
   // refresh: 2 per session
-  const second = await registered(app, { email: uniqueEmail() })
+  const second = await registeredUser(app, { email: uniqueEmail() })
   const a = await app.inject({ method: 'POST', url: '/api/v1/auth/signin', remoteAddress: '192.0.2.30', payload: { email: second.email, password: GOOD_PASSWORD } })
   const b = await app.inject({ method: 'POST', url: '/api/v1/auth/signin', remoteAddress: '192.0.2.31', payload: { email: second.email, password: GOOD_PASSWORD } })
   const cookieA = `sid=${a.cookies.find((c) => c.name === 'sid')!.value}`
@@ -82,18 +82,16 @@ t.test('sign-in per e-mail, sign-up per IP, refresh per session, everything else
   limited(t, await refresh(app, undefined, {}), 'a third refresh without a session from one address')
 })
 
-t.test('refresh has its own budget in place of the global one (DESIGN 8.5: "everything else")', async (t) => {
+t.test('refresh has its own budget in place of the global one', async (t) => {
   const app = await build(t, { ...FAST_ARGON2, RATE_LIMIT_GLOBAL: '3', RATE_LIMIT_REFRESH: '5' })
-  const { email } = await registered(app)
-  const { cookie } = await signedIn(app, email)
+  const { cookie } = await signedInUser(app)
   for (let i = 1; i <= 5; i++) t.equal((await refresh(app, cookie)).statusCode, 200, `refresh ${i} of 5, past the global 3`)
   limited(t, await refresh(app, cookie), 'the sixth')
 })
 
 t.test('the global limit: per user when signed in, else per IP', async (t) => {
   const app = await build(t, { ...FAST_ARGON2, RATE_LIMIT_GLOBAL: '3' })
-  const { email } = await registered(app)
-  const { token } = await signedIn(app, email)
+  const { token } = await signedInUser(app)
   const ip = '192.0.2.40'
   const asUser = (remoteAddress: string) => app.inject({ url: '/api/v1/auth/info', remoteAddress, headers: { authorization: `Bearer ${token}` } })
   const anonymous = () => app.inject({ method: 'POST', url: '/api/v1/auth/confirm/unknown-link', remoteAddress: ip })
@@ -109,7 +107,7 @@ t.test('the global limit: per user when signed in, else per IP', async (t) => {
 t.test('per-account backoff: 1, 2, 4 … 300 s after the fifth failure, for unknown e-mails too', async (t) => {
   let clock = Date.parse('2031-03-01T10:00:00Z')
   const app = await build(t, { ...FAST_ARGON2, RATE_LIMIT_SIGNIN_EMAIL: '1000', RATE_LIMIT_SIGNIN_IP: '1000' }, { now: () => clock })
-  const { email } = await registered(app)
+  const { email } = await registeredUser(app)
   const wrong = () => signin(app, { email, password: 'wrong password' })
 
   for (let i = 1; i <= 5; i++) t.same((await wrong()).json(), WRONG_CREDENTIALS, `failure ${i} is answered`)

@@ -1,15 +1,14 @@
-// POST /auth/token/refresh and POST /auth/signout (spec 3, 5.3; DESIGN 3.2, 8.3, 8.10).
+// POST /auth/token/refresh and POST /auth/signout.
 import t from 'tap'
-import { build, freshDatabase, sessionCookie } from '../helper.ts'
+import { build, freshDatabase, registeredUser, sessionCookie, signedInUser } from '../helper.ts'
 import { until } from '../peers/wait.ts'
-import { ACCESS_DENIED, claims, FAST_ARGON2, info, post, refresh, registered, setCookieLine, signedIn } from './support.ts'
+import { ACCESS_DENIED, claims, FAST_ARGON2, info, post, refresh, setCookieLine } from './support.ts'
 
 const DAY = 86400_000
 
 t.test('refresh: a fresh JWT of the same session, also after the previous one expired', async (t) => {
   const app = await build(t, FAST_ARGON2)
-  const { email } = await registered(app)
-  const { token, cookie } = await signedIn(app, email)
+  const { email, token, cookie } = await signedInUser(app)
   const { sub, sid } = claims(token) as { sub: string, sid: string }
 
   const res = await refresh(app, cookie)
@@ -33,8 +32,7 @@ t.test('refresh: a fresh JWT of the same session, also after the previous one ex
 
 t.test('refresh without a signed-in session is 401 access denied', async (t) => {
   const app = await build(t, FAST_ARGON2)
-  const { email } = await registered(app)
-  const { cookie } = await signedIn(app, email)
+  const { email, cookie } = await signedInUser(app)
   const forged = cookie.replace(/\.[^.]+$/, '.' + 'A'.repeat(43))
 
   for (const [what, c] of [['no cookie', undefined], ['a garbage cookie', 'sid=garbage'], ['a cookie with a bad signature', forged]] as const) {
@@ -45,15 +43,14 @@ t.test('refresh without a signed-in session is 401 access denied', async (t) => 
     t.ok(line === undefined || /^sid=;/.test(line), `${what}: no session cookie is set (at most a clearing one)`)
   }
   // a Bearer token is not a session
-  const { token } = await signedIn(app, email)
+  const { token } = await signedInUser(app, { email, signUp: false })
   t.equal((await refresh(app, undefined, { authorization: `Bearer ${token}` })).statusCode, 401)
 })
 
 t.test('the session rolls on refresh by SESSION_IDLE_TTL and ends after SESSION_IDLE_TTL without one', async (t) => {
   let clock = Date.parse('2030-01-01T00:00:00Z')
   const app = await build(t, FAST_ARGON2, { now: () => clock })
-  const { email } = await registered(app)
-  const { cookie, token } = await signedIn(app, email)
+  const { cookie, token } = await signedInUser(app)
   // raw queries return timestamps as Date on PGlite and as text on postgres.js: compare instants
   const expiresAt = async () => new Date((await app.database.query<{ e: Date | string }>('select expires_at as e from sessions where public_id = $1', [claims(token).sid]))[0].e)
   t.equal((await expiresAt()).getTime(), clock + 7 * DAY, 'SESSION_IDLE_TTL from sign-in')
@@ -85,8 +82,7 @@ t.test('refresh never extends a session past SESSION_ABSOLUTE_TTL from sign-in',
   let clock = Date.parse('2030-01-01T00:00:00Z')
   const signedInAt = clock
   const app = await build(t, FAST_ARGON2, { now: () => clock })
-  const { email } = await registered(app)
-  const { cookie, token } = await signedIn(app, email)
+  const { cookie, token } = await signedInUser(app)
   const row = async () => (await app.database.query<{ e: Date | string, u: Date | string }>(
     'select expires_at as e, last_used_at as u from sessions where public_id = $1', [claims(token).sid]))[0]
   const expiresOf = (line: string) => Date.parse(/;\s*Expires=([^;]+)/i.exec(line)![1])
@@ -115,8 +111,7 @@ t.test('refresh never extends a session past SESSION_ABSOLUTE_TTL from sign-in',
 t.test('SESSION_IDLE_TTL and SESSION_ABSOLUTE_TTL are configurable', async (t) => {
   let clock = Date.parse('2030-01-01T00:00:00Z')
   const app = await build(t, { ...FAST_ARGON2, JWT_TTL: '600', SESSION_IDLE_TTL: '3600', SESSION_ABSOLUTE_TTL: '7200' }, { now: () => clock })
-  const { email } = await registered(app)
-  const { cookie } = await signedIn(app, email)
+  const { cookie } = await signedInUser(app)
   clock += 3000_000
   t.equal((await refresh(app, cookie)).statusCode, 200, 'used within the idle hour')
   clock += 3000_000
@@ -127,9 +122,8 @@ t.test('SESSION_IDLE_TTL and SESSION_ABSOLUTE_TTL are configurable', async (t) =
 
 t.test('sign-out ends the session: the JWT and the cookie are refused from then on', async (t) => {
   const app = await build(t, FAST_ARGON2)
-  const { email } = await registered(app)
-  const { token, cookie } = await signedIn(app, email)
-  const other = await signedIn(app, email)
+  const { email, token, cookie } = await signedInUser(app)
+  const other = await signedInUser(app, { email, signUp: false })
   const auth = { authorization: `Bearer ${token}` }
 
   const out = await post(app, '/auth/signout', undefined, { ...auth, cookie })
@@ -153,8 +147,7 @@ t.test('sign-out ends the session: the JWT and the cookie are refused from then 
 
 t.test('sign-out by Bearer alone also kills the cookie of that session', async (t) => {
   const app = await build(t, FAST_ARGON2)
-  const { email } = await registered(app)
-  const { token, cookie } = await signedIn(app, email)
+  const { token, cookie } = await signedInUser(app)
   const out = await post(app, '/auth/signout', undefined, { authorization: `Bearer ${token}` })
   t.equal(out.statusCode, 200)
   t.same((await refresh(app, cookie)).json(), ACCESS_DENIED)
@@ -162,10 +155,10 @@ t.test('sign-out by Bearer alone also kills the cookie of that session', async (
 
 t.test("sign-out with one session's JWT and another session's cookie ends both", async (t) => {
   const app = await build(t, FAST_ARGON2)
-  const { email } = await registered(app)
-  const one = await signedIn(app, email)
-  const two = await signedIn(app, email)
-  const three = await signedIn(app, email)
+  const { email } = await registeredUser(app)
+  const one = await signedInUser(app, { email, signUp: false })
+  const two = await signedInUser(app, { email, signUp: false })
+  const three = await signedInUser(app, { email, signUp: false })
   const out = await post(app, '/auth/signout', undefined, { authorization: `Bearer ${one.token}`, cookie: two.cookie })
   t.same(out.json(), { status: 'success' })
   t.same((await info(app, one.token)).json(), ACCESS_DENIED, "the JWT's session")
@@ -177,8 +170,7 @@ t.test("sign-out with one session's JWT and another session's cookie ends both",
 
 t.test('sign-out needs a Bearer token: a cookie alone or nothing is 401', async (t) => {
   const app = await build(t, FAST_ARGON2)
-  const { email } = await registered(app)
-  const { cookie } = await signedIn(app, email)
+  const { cookie } = await signedInUser(app)
   t.same((await post(app, '/auth/signout')).json(), ACCESS_DENIED)
   const byCookie = await post(app, '/auth/signout', undefined, { cookie })
   t.equal(byCookie.statusCode, 401)
@@ -190,8 +182,7 @@ t.test('a second instance on the same database refuses a signed-out JWT within 1
   const database = await freshDatabase(t)
   const a = await build(t, FAST_ARGON2, { database })
   const b = await build(t, FAST_ARGON2, { database })
-  const { email } = await registered(a)
-  const { token } = await signedIn(a, email)
+  const { token } = await signedInUser(a)
   t.equal((await info(b, token)).statusCode, 200, 'B accepts the JWT issued by A')
 
   const out = await post(a, '/auth/signout', undefined, { authorization: `Bearer ${token}` })
@@ -207,17 +198,15 @@ t.test('a second instance on the same database refuses a signed-out JWT within 1
 t.test('a new instance learns of sessions ended before it started', async (t) => {
   const database = await freshDatabase(t)
   const a = await build(t, FAST_ARGON2, { database })
-  const { email } = await registered(a)
-  const { token } = await signedIn(a, email)
+  const { token } = await signedInUser(a)
   await post(a, '/auth/signout', undefined, { authorization: `Bearer ${token}` })
   const b = await build(t, FAST_ARGON2, { database })
   t.same((await info(b, token)).json(), ACCESS_DENIED)
 })
 
-t.test('Origin check on refresh (DESIGN 8.10)', async (t) => {
+t.test('Origin check on refresh', async (t) => {
   const app = await build(t, { ...FAST_ARGON2, PUBLIC_URL: 'https://pir.example.test', CORS_ORIGINS: 'https://partner.example.test' })
-  const { email } = await registered(app)
-  const { cookie } = await signedIn(app, email)
+  const { cookie } = await signedInUser(app)
   const forbidden = { code: 403, message: 'access denied' }
 
   const foreign = await refresh(app, cookie, { origin: 'https://evil.example.test' })
@@ -242,9 +231,8 @@ t.test('Origin check on refresh (DESIGN 8.10)', async (t) => {
 t.test('a rolled cookie is the sign-in cookie with a later expiry, and the rolled row is the one @fastify/session reads', async (t) => {
   let clock = Date.parse('2030-01-01T00:00:00Z')
   const app = await build(t, FAST_ARGON2, { now: () => clock })
-  const { email } = await registered(app)
-  const { cookie, token, res: signinRes } = await signedIn(app, email)
-  const other = await signedIn(app, email)
+  const { email, cookie, token, res: signinRes } = await signedInUser(app)
+  const other = await signedInUser(app, { email, signUp: false })
   const first = setCookieLine(signinRes)!
   // the value, then the attributes but Expires, in any order
   const withoutExpires = (line: string) => {
@@ -273,8 +261,7 @@ t.test('a rolled cookie is the sign-in cookie with a later expiry, and the rolle
 t.test('a session ended while its refresh rolls it is refused, and nothing is written', async (t) => {
   let clock = Date.parse('2030-01-01T00:00:00Z')
   const app = await build(t, FAST_ARGON2, { now: () => clock })
-  const { email } = await registered(app)
-  const { cookie, token } = await signedIn(app, email)
+  const { cookie, token } = await signedInUser(app)
   const [{ id }] = await app.database.query<{ id: string }>('select id from sessions where public_id = $1', [claims(token).sid])
   const live = await app.sessions.live(id)
   t.same(live, { sid: id, userId: claims(token).sub, publicId: claims(token).sid }, 'live before')
@@ -294,8 +281,7 @@ t.test('a session ended while its refresh rolls it is refused, and nothing is wr
 t.test('refresh reads a kept session from memory, and reads the database when none is kept or it has ended', async (t) => {
   let clock = Date.parse('2030-01-01T00:00:00Z')
   const app = await build(t, FAST_ARGON2, { now: () => clock })
-  const { email } = await registered(app)
-  const { cookie, token } = await signedIn(app, email)
+  const { cookie, token } = await signedInUser(app)
   const { sub, sid: publicId } = claims(token) as { sub: string, sid: string }
   const [{ id }] = await app.database.query<{ id: string }>('select id from sessions where public_id = $1', [publicId])
 
@@ -330,8 +316,7 @@ t.test('refresh reads a kept session from memory, and reads the database when no
 
 t.test('a kept session ended elsewhere is not answered from memory once this instance hears of it', async (t) => {
   const app = await build(t, FAST_ARGON2)
-  const { email } = await registered(app)
-  const { cookie, token } = await signedIn(app, email)
+  const { cookie, token } = await signedInUser(app)
   const publicId = claims(token).sid as string
   const [{ id }] = await app.database.query<{ id: string }>('select id from sessions where public_id = $1', [publicId])
   t.ok(app.sessions.liveKept(id), 'kept')

@@ -4,9 +4,9 @@
 // revocations no JWT can outlive are pruned. One process here, on PGlite and PostgreSQL; two processes
 // on one PostgreSQL database: test/scale-out/revocation.test.ts.
 import t, { type Test } from 'tap'
-import { build, freshDatabase } from '../helper.ts'
+import { build, freshDatabase, signedInUser } from '../helper.ts'
 import { until } from '../peers/wait.ts'
-import { ACCESS_DENIED, claims, FAST_ARGON2, info, registered, signedIn, withoutTriggers } from './support.ts'
+import { ACCESS_DENIED, claims, FAST_ARGON2, info, withoutTriggers } from './support.ts'
 
 const ENV = { ...FAST_ARGON2, SESSION_RECONCILE_S: '1' }
 /** a reconcile interval and then some: what a revocation whose NOTIFY was lost may take */
@@ -16,8 +16,7 @@ const database = await freshDatabase(t)
 const app = await build(t, ENV, { database })
 
 async function signedInToken () {
-  const { email } = await registered(app)
-  const { token } = await signedIn(app, email)
+  const { email, token } = await signedInUser(app)
   return { email, token, sid: claims(token).sid as string, sub: claims(token).sub as string }
 }
 

@@ -4,8 +4,8 @@
 // never by timing.
 import t from 'tap'
 import { pbkdf2 } from 'node:crypto'
-import { build, GOOD_PASSWORD } from '../helper.ts'
-import { FAST_ARGON2, registered } from './support.ts'
+import { build, GOOD_PASSWORD, registeredUser } from '../helper.ts'
+import { FAST_ARGON2 } from './support.ts'
 import { ipv4, ROOMY, signinFrom } from './limits-support.ts'
 import { createJobGate } from '../../src/services/job-gate.ts'
 
@@ -17,7 +17,7 @@ t.test('a burst of sign-ins of distinct accounts: never more than the bound in t
   const app = await build(t, { ...FAST_ARGON2, ...ROOMIER })
   t.equal(app.config.argon2Concurrency, 3, 'UV_THREADPOOL_SIZE 4 (the default): 3')
   const accounts = []
-  for (let i = 0; i < ACCOUNTS; i++) accounts.push(await registered(app))
+  for (let i = 0; i < ACCOUNTS; i++) accounts.push(await registeredUser(app))
   const passwords = app.services.passwords
   const before = passwords.verifications
 
@@ -48,7 +48,7 @@ t.test('the bound follows UV_THREADPOOL_SIZE, or ARGON2_CONCURRENCY when set', a
   const small = await build(t, { ...FAST_ARGON2, ...ROOMIER, UV_THREADPOOL_SIZE: '1' })
   t.equal(small.config.argon2Concurrency, 1, 'a pool of one thread: still one hash at a time')
   const accounts = []
-  for (let i = 0; i < 6; i++) accounts.push(await registered(small))
+  for (let i = 0; i < 6; i++) accounts.push(await registeredUser(small))
   await Promise.all(accounts.map(({ email }, i) => signinFrom(small, ipv4(i + 1), email, 'wrong password')))
   t.equal(small.services.passwords.pool.peak, 1, 'one at a time')
 

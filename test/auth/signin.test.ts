@@ -1,13 +1,13 @@
-// POST /auth/signin (DESIGN 3.2, 8.4): the JWT, the cookie and its flags, identical failures, no
+// POST /auth/signin: the JWT, the cookie and its flags, identical failures, no
 // session fixation.
 import t from 'tap'
 import argon2 from 'argon2'
-import { build, freshDatabase, GOOD_PASSWORD, sessionCookie, uniqueEmail } from '../helper.ts'
-import { claims, FAST_ARGON2, info, post, refresh, registered, setCookieLine, signin, WRONG_CREDENTIALS } from './support.ts'
+import { build, freshDatabase, GOOD_PASSWORD, registeredUser, sessionCookie, uniqueEmail } from '../helper.ts'
+import { claims, FAST_ARGON2, info, post, refresh, setCookieLine, signin, WRONG_CREDENTIALS } from './support.ts'
 
 t.test('success: a 24-hour HS256 JWT when token is true, the cookie always', async (t) => {
   const app = await build(t, FAST_ARGON2)
-  const { email } = await registered(app)
+  const { email } = await registeredUser(app)
 
   const res = await signin(app, { email, token: true })
   t.equal(res.statusCode, 200)
@@ -39,16 +39,16 @@ t.test('success: a 24-hour HS256 JWT when token is true, the cookie always', asy
 t.test('the e-mail is trimmed and lower-cased', async (t) => {
   const app = await build(t, FAST_ARGON2)
   const email = uniqueEmail('Mixed')
-  await registered(app, { email: `  ${email.toUpperCase()} ` })
+  await registeredUser(app, { email: `  ${email.toUpperCase()} ` })
   const res = await signin(app, { email: ` ${email.replace('mixed', 'MIXED')}  ` , token: true })
   t.equal(res.json().status, 'success', res.body)
   t.equal((await info(app, res.json().token)).json().email, email.toLowerCase())
 })
 
-t.test('cookie flags (DESIGN 8.4); remember:false is a browser-session cookie, also after refresh', async (t) => {
+t.test('cookie flags; remember:false is a browser-session cookie, also after refresh', async (t) => {
   let clock = Date.now()
   const app = await build(t, FAST_ARGON2, { now: () => clock })
-  const { email } = await registered(app)
+  const { email } = await registeredUser(app)
 
   const line = setCookieLine(await signin(app, { email }))!
   t.ok(line)
@@ -80,7 +80,7 @@ t.test('cookie flags (DESIGN 8.4); remember:false is a browser-session cookie, a
 
 t.test('unknown e-mail and wrong password: the same answer, and both run argon2', async (t) => {
   const app = await build(t, FAST_ARGON2)
-  const { email } = await registered(app)
+  const { email } = await registeredUser(app)
   const verify = t.capture(argon2, 'verify', argon2.verify)
 
   const wrong = await signin(app, { email, password: 'not the password' })
@@ -105,7 +105,7 @@ t.test('unknown e-mail and wrong password: the same answer, and both run argon2'
 
 t.test('the session id changes at sign-in; the cookie sent in is dead afterwards', async (t) => {
   const app = await build(t, FAST_ARGON2)
-  const { email } = await registered(app)
+  const { email } = await registeredUser(app)
 
   const first = await signin(app, { email })
   const before = sessionCookie(first)!
@@ -138,17 +138,17 @@ t.test('the session id changes at sign-in; the cookie sent in is dead afterwards
 
 t.test('a wrong password of a registered account does not start a session', async (t) => {
   const app = await build(t, FAST_ARGON2)
-  const { email } = await registered(app)
+  const { email } = await registeredUser(app)
   const res = await signin(app, { email, password: GOOD_PASSWORD + 'x', token: true })
   t.same(res.json(), WRONG_CREDENTIALS)
   const rows = await app.database.query<{ n: number }>('select count(*)::int as n from sessions')
   t.equal(rows[0].n, 0)
 })
 
-t.test('argon2id parameters changed: the hash is upgraded at the next sign-in (DESIGN 8.1)', async (t) => {
+t.test('argon2id parameters changed: the hash is upgraded at the next sign-in', async (t) => {
   const database = await freshDatabase(t)
   const before = await build(t, FAST_ARGON2, { database })
-  const { email } = await registered(before)
+  const { email } = await registeredUser(before)
   const hash = async () => (await database.query<{ password_hash: string }>('select password_hash from users where email = $1', [email]))[0].password_hash
   t.match(await hash(), /^\$argon2id\$v=19\$m=1024,p=1,t=1\$/, 'hashed with the old parameters')
 

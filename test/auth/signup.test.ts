@@ -1,9 +1,9 @@
-// POST /auth/signup (DESIGN 3.2): CAPTCHA first, password policy, promocodes consumed atomically,
+// POST /auth/signup: CAPTCHA first, password policy, promocodes consumed atomically,
 // no sign-in.
 import t from 'tap'
-import { build, GOOD_PASSWORD, uniqueEmail } from '../helper.ts'
+import { build, GOOD_PASSWORD, registeredUser, signedInUser, uniqueEmail } from '../helper.ts'
 import { GOOD_CAPTCHA, startSiteverify } from '../peers/siteverify.ts'
-import { FAST_ARGON2, PROMO_REFUSED, info, registered, setCookieLine, signedIn, signup } from './support.ts'
+import { FAST_ARGON2, PROMO_REFUSED, info, setCookieLine, signup } from './support.ts'
 
 const CAPTCHA_FAILED = { status: 'error', fieldError: { field: 'email', message: 'CAPTCHA check failed, please try again' } }
 
@@ -23,7 +23,7 @@ t.test('success: an unconfirmed account, no JWT, no cookie, SIGNUP_FREE_REPORTS 
   t.notMatch(rows[0].password_hash, GOOD_PASSWORD)
   t.equal(rows[0].confirmed_at, null)
 
-  const { token } = await signedIn(app, email)
+  const { token } = await signedInUser(app, { email, signUp: false })
   const me = (await info(app, token)).json()
   t.match(me, { email, confirmed: false, hasPassword: true, idp: { google: false }, acquisitionCode: 'spring-campaign', reportCredits: 2, subscription: null })
   t.notOk('promocode' in me, 'no promocode')
@@ -73,7 +73,7 @@ t.test('20 concurrent sign-ups on a code of 5 uses: exactly 5 get it', async (t)
   t.same(await app.database.query("select uses from promocodes where code = 'FIVE'"), [{ uses: 5 }])
 
   const winner = emails[answers.findIndex((r) => r.json().status === 'success')]
-  const { token } = await signedIn(app, winner)
+  const { token } = await signedInUser(app, { email: winner, signUp: false })
   t.match((await info(app, token)).json(), { promocode: 'FIVE', reportCredits: 1 + 3 }, "the code's credits are added")
 })
 
@@ -115,7 +115,7 @@ t.test('CAPTCHA against a siteverify endpoint', async (t) => {
   t.same(bad.json(), CAPTCHA_FAILED)
   t.equal(siteverify.requests.at(-1)?.response, 'bad-token')
 
-  // A body the schema refuses never reaches the handler (DESIGN 3.1); of the handler's checks, the CAPTCHA is first.
+  // A body the schema refuses never reaches the handler; of the handler's checks, the CAPTCHA is first.
   const first = await signup(app, { email: uniqueEmail(), token: 'bad-token', password: 'password123', promocode: 'NO-SUCH-CODE' })
   t.same(first.json(), CAPTCHA_FAILED, 'the CAPTCHA is checked before the password policy and the promocode')
   const taken = await signup(app, { email, token: 'bad-token' })
@@ -139,7 +139,7 @@ t.test('a siteverify endpoint answering an error refuses too', async (t) => {
 
 t.test('sign-up never signs in, even for an address that is already registered', async (t) => {
   const app = await build(t, FAST_ARGON2)
-  const { email } = await registered(app)
+  const { email } = await registeredUser(app)
   const again = await signup(app, { email, password: 'another good password' })
   t.same(again.json(), { status: 'success' }, 'the same answer as a new address')
   t.equal(setCookieLine(again), undefined)

@@ -1,7 +1,7 @@
 // Small helpers shared by the auth tests (not a test file itself).
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { Database } from '../../src/db/client.ts'
-import { GOOD_PASSWORD, sessionCookie, uniqueEmail } from '../helper.ts'
+import { GOOD_PASSWORD } from '../helper.ts'
 
 /** the lowest argon2 cost the config accepts: the same code path, a fraction of the time */
 export const FAST_ARGON2 = { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' }
@@ -24,21 +24,6 @@ export const refresh = (app: FastifyInstance, cookie?: string, headers: Record<s
 
 export const info = (app: FastifyInstance, token: string) =>
   app.inject({ url: '/api/v1/auth/info', headers: { authorization: `Bearer ${token}` } })
-
-/** a registered (not signed-in) account */
-export async function registered (app: FastifyInstance, body: Record<string, unknown> = {}) {
-  const email = (body.email as string | undefined) ?? uniqueEmail()
-  const res = await signup(app, { ...body, email })
-  if (res.json().status !== 'success') throw new Error(`signup failed: ${res.body}`)
-  return { email, password: (body.password as string | undefined) ?? GOOD_PASSWORD }
-}
-
-/** sign in and return the JWT and the cookie */
-export async function signedIn (app: FastifyInstance, email: string, password = GOOD_PASSWORD, extra: Record<string, unknown> = {}) {
-  const res = await signin(app, { email, password, token: true, ...extra })
-  if (res.json().status !== 'success') throw new Error(`signin failed: ${res.body}`)
-  return { token: res.json().token as string, cookie: sessionCookie(res)!, res }
-}
 
 /** the claims of a JWT, unverified */
 export function claims (jwt: string): Record<string, unknown> {

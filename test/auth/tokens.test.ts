@@ -1,9 +1,9 @@
-// Bearer JWTs (DESIGN 8.2): HS256 pinned, expiry, rotation through JWT_PREVIOUS_SECRETS, garbage;
+// Bearer JWTs: HS256 pinned, expiry, rotation through JWT_PREVIOUS_SECRETS, garbage;
 // session cookies across a SESSION_SECRET rotation (SESSION_PREVIOUS_SECRETS).
 import t from 'tap'
 import { createSigner } from 'fast-jwt'
-import { build, sessionCookie } from '../helper.ts'
-import { ACCESS_DENIED, claims, FAST_ARGON2, info, post, refresh, registered, signedIn } from './support.ts'
+import { build, sessionCookie, signedInUser } from '../helper.ts'
+import { ACCESS_DENIED, claims, FAST_ARGON2, info, post, refresh } from './support.ts'
 
 const NEW_SECRET = 'the-new-jwt-secret-0123456789abcdefghijklmn'
 const OLD_SECRET = 'the-old-jwt-secret-0123456789abcdefghijklmn'
@@ -11,8 +11,7 @@ const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
 
 t.test('forged, expired, rotated and garbage tokens', async (t) => {
   const app = await build(t, { ...FAST_ARGON2, JWT_SECRET: NEW_SECRET, JWT_PREVIOUS_SECRETS: `unused-secret-0123456789abcdefghijklmnopq, ${OLD_SECRET}` })
-  const { email } = await registered(app)
-  const { token } = await signedIn(app, email)
+  const { email, token } = await signedInUser(app)
   const { sub, sid } = claims(token) as { sub: string, sid: string }
   const now = Math.floor(Date.now() / 1000)
   t.equal((await info(app, token)).statusCode, 200, 'the genuine token works')
@@ -78,8 +77,7 @@ t.test('session cookies signed with a rotated-out SESSION_SECRET keep working fr
   const OLD_SESSION = 'the-old-session-secret-0123456789abcdefghij'
   const NEW_SESSION = 'the-new-session-secret-0123456789abcdefghij'
   const before = await build(t, { ...FAST_ARGON2, SESSION_SECRET: OLD_SESSION })
-  const { email } = await registered(before)
-  const { cookie } = await signedIn(before, email)
+  const { email, cookie } = await signedInUser(before)
   // the instances after the rotation, on the same database
   const rotated = await build(t, { ...FAST_ARGON2, SESSION_SECRET: NEW_SESSION, SESSION_PREVIOUS_SECRETS: OLD_SESSION }, { database: before.database })
   const unrotated = await build(t, { ...FAST_ARGON2, SESSION_SECRET: NEW_SESSION }, { database: before.database })
@@ -95,14 +93,13 @@ t.test('session cookies signed with a rotated-out SESSION_SECRET keep working fr
   t.ok(renewed, 'the old cookie is answered with a new one')
   t.not(renewed, cookie, 'signed with the new secret')
   t.equal((await refresh(unrotated, renewed)).statusCode, 200, 'which an instance without the previous secret accepts')
-  const fresh = await signedIn(rotated, email)
+  const fresh = await signedInUser(rotated, { email, signUp: false })
   t.equal((await refresh(unrotated, fresh.cookie)).statusCode, 200, 'new cookies are signed with the new secret')
 })
 
 t.test('a session refreshed again within a second gets the same token; the next second a new one', async (t) => {
   const app = await build(t, { ...FAST_ARGON2, JWT_TTL: '900' })
-  const { email } = await registered(app)
-  const { token } = await signedIn(app, email)
+  const { token } = await signedInUser(app)
   const { sub, sid } = claims(token) as { sub: string, sid: string }
   const realNow = Date.now
   t.teardown(() => { Date.now = realNow })

@@ -1,5 +1,5 @@
 // POST /billing/checkout and /billing/portal with the official Stripe client against a local server
-// that records what it is sent (DESIGN 7, issue 6).
+// that records what it is sent.
 import t from 'tap'
 import { stripeClientOptions } from '../../src/services/billing-stripe.ts'
 import { build, signedInUser, testConfig } from '../helper.ts'
@@ -16,7 +16,7 @@ const portal = (auth: Record<string, string>, payload?: unknown) =>
   app.inject({ method: 'POST', url: '/api/v1/billing/portal', headers: auth, ...(payload !== undefined ? { payload: payload as object } : {}) })
 
 t.test('the first checkout creates the customer; both carry userId and acquisition_code as metadata', async (t) => {
-  const user = await signedInUser(app, { body: { acquisition_code: 'spring-campaign' } })
+  const user = await signedInUser(app, { signUpBody: { acquisition_code: 'spring-campaign' } })
   const { id } = await userInfo(app, user.auth)
   const from = peer.requests.length
 
@@ -56,7 +56,7 @@ t.test('the first checkout creates the customer; both carry userId and acquisiti
 })
 
 t.test('two first checkouts at once still make one customer', async (t) => {
-  const user = await signedInUser(app, { body: { acquisition_code: 'race' } })
+  const user = await signedInUser(app, { signUpBody: { acquisition_code: 'race' } })
   const from = peer.requests.length
   const answers = await Promise.all([checkout(user.auth), checkout(user.auth)])
   t.same(answers.map((r) => r.statusCode), [200, 200])

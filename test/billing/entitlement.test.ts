@@ -1,5 +1,5 @@
 // An active or trialing subscription lets POST /report/{id}/generate run without credits, and
-// GET /auth/info shows it (DESIGN 3.2, 3.3, 7; issue 6).
+// GET /auth/info shows it.
 import t from 'tap'
 import { eq } from 'drizzle-orm'
 import { users } from '../../src/db/schema.ts'
@@ -14,7 +14,7 @@ const app = await build(t, { ...stripeEnv(peer), SIGNUP_FREE_REPORTS: '0' })
 await seedReportData(app.database.db)
 
 async function subscriber (acquisitionCode?: string) {
-  const user = await signedInUser(app, acquisitionCode ? { body: { acquisition_code: acquisitionCode } } : {})
+  const user = await signedInUser(app, acquisitionCode ? { signUpBody: { acquisition_code: acquisitionCode } } : {})
   const { id } = await userInfo(app, user.auth)
   const res = await app.inject({
     method: 'POST', url: '/api/v1/billing/checkout', headers: user.auth,

@@ -43,7 +43,7 @@ t.test('a code adds its credits once per account; every refusal is the sign-up m
   t.same(rows, [{ code: 'THREE' }], 'a refused redemption leaves no row')
 
   // the code given at sign-up is already this account's
-  const welcomed = await signedInUser(app, { body: { promocode: 'WELCOME' } })
+  const welcomed = await signedInUser(app, { signUpBody: { promocode: 'WELCOME' } })
   const after = await credits(app, welcomed.auth)
   t.same((await redeem(app, welcomed.auth, 'WELCOME')).json(), PROMO_REFUSED, 'the sign-up code again: refused')
   t.equal(await credits(app, welcomed.auth), after)

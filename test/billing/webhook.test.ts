@@ -1,4 +1,4 @@
-// POST /billing/webhook (DESIGN 7, issue 6): events signed with the official client's
+// POST /billing/webhook: events signed with the official client's
 // generateTestHeaderString; signature checks, idempotency by event id, ordering, subscription rows,
 // and the acquisition code put back on a subscription that lacks it.
 import t from 'tap'
@@ -17,7 +17,7 @@ const URLS = { successUrl: 'https://localhost:8443/done', cancelUrl: 'https://lo
 
 /** a signed-in user who went through checkout once, so Stripe knows them as a customer */
 async function customer (acquisitionCode?: string) {
-  const user = await signedInUser(app, acquisitionCode ? { body: { acquisition_code: acquisitionCode } } : {})
+  const user = await signedInUser(app, acquisitionCode ? { signUpBody: { acquisition_code: acquisitionCode } } : {})
   const { id } = await userInfo(app, user.auth)
   const res = await app.inject({ method: 'POST', url: '/api/v1/billing/checkout', headers: user.auth, payload: URLS })
   if (res.statusCode !== 200) throw new Error(res.body)
@@ -179,7 +179,7 @@ t.test('`updated` delivered before `created`: the older event does not move the 
 })
 
 t.test('a subscription is matched by its metadata userId when its customer is not known yet', async (t) => {
-  const user = await signedInUser(app, { body: { acquisition_code: 'meta-only' } })
+  const user = await signedInUser(app, { signUpBody: { acquisition_code: 'meta-only' } })
   const { id } = await userInfo(app, user.auth)
   const subId = 'sub_by_metadata'
   peer.subscriptions.set(subId, subscriptionObject({ id: subId, customer: 'cus_dashboard', metadata: { userId: id } }))

@@ -3,36 +3,18 @@
 // policy and a wrong current password under their fields); deleting the account. Each test has its
 // own account and browser profiles.
 import t from 'tap'
-import { GOOD_PASSWORD, uniqueEmail } from '../helper.ts'
-import { inspectView, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'
-import type { Page } from 'playwright-core'
+import { GOOD_PASSWORD, registeredUser } from '../helper.ts'
+import { inspectView, skip, startDashboard, WAIT } from './browser.ts'
 
 const NEW_PASSWORD = 'another good passphrase 77'
 
 t.test('the account page', { skip }, async (t) => {
   const d = await startDashboard(t)
 
-  const account = async (prefix: string) => {
-    const email = uniqueEmail(prefix)
-    const res = await d.app.inject({ method: 'POST', url: '/api/v1/auth/signup', payload: { email, password: GOOD_PASSWORD, token: 'captcha' } })
-    t.equal(res.json().status, 'success')
-    return email
-  }
-  const signIn = async (page: Page, email: string, password = GOOD_PASSWORD) => {
-    await page.goto(PUBLIC_ORIGIN)
-    await page.fill('#signin-email', email)
-    await page.fill('#signin-password', password)
-    await page.click('#signin-form button[type=submit]')
-    await page.locator('#sign-out').waitFor(WAIT)
-  }
-
   await t.test('sessions: this browser marked, sign out everywhere else', async (t) => {
-    const email = await account('sessions')
-    const here = await d.newPage('sessions-here')
-    const there = await d.newPage('sessions-there')
-    t.teardown(() => Promise.all([here.context.close(), there.context.close()]))
-    await signIn(there.page, email)
-    await signIn(here.page, email)
+    const user = await registeredUser(d.app)
+    const there = await d.signedInPage(t, 'sessions-there', { user })
+    const here = await d.signedInPage(t, 'sessions-here', { user })
     await here.page.click('#account-link')
     const rows = here.page.locator('#session-list .session')
     await here.page.waitForFunction(() => document.querySelectorAll('#session-list .session').length === 2, null, WAIT)
@@ -54,10 +36,7 @@ t.test('the account page', { skip }, async (t) => {
   })
 
   await t.test('change the password: the fields say what is wrong, then it is changed', async (t) => {
-    const email = await account('password')
-    const { context, page } = await d.newPage('password')
-    t.teardown(() => context.close())
-    await signIn(page, email)
+    const { user: { email }, page } = await d.signedInPage(t, 'password')
     await page.click('#account-link')
     await page.locator('#password-form').waitFor(WAIT)
 
@@ -84,11 +63,8 @@ t.test('the account page', { skip }, async (t) => {
   })
 
   await t.test('delete the account', async (t) => {
-    const email = await account('delete')
-    const { context, page } = await d.newPage('delete')
-    t.teardown(() => context.close())
+    const { user: { email }, page } = await d.signedInPage(t, 'delete')
     page.on('dialog', (dialog) => { dialog.accept().catch(() => {}) })
-    await signIn(page, email)
     await page.click('#account-link')
     await page.locator('#delete-form').waitFor(WAIT)
     await page.fill('#delete-password', 'not my password')

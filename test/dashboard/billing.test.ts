@@ -3,13 +3,12 @@
 // subscription the home says so before any draft is made, with subscribe and a promo code (which
 // adds its credits); a draft made elsewhere and generated without a credit shows the 402 state.
 // Each test has its own account and browser profile.
-import t from 'tap'
-import { GOOD_PASSWORD, uniqueEmail } from '../helper.ts'
+import t, { type Test } from 'tap'
+import { registeredUser, signedInUser } from '../helper.ts'
 import { startStripe, subscriptionObject } from '../peers/stripe.ts'
 import { deliver, stripeEnv, stripeEvent } from '../billing/support.ts'
 import { seedReportData } from '../reports/seed.ts'
 import { inspectView, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'
-import type { Page } from 'playwright-core'
 
 t.test('billing in the browser', { skip }, async (t) => {
   const stripe = await startStripe(t)
@@ -17,26 +16,15 @@ t.test('billing in the browser', { skip }, async (t) => {
   await seedReportData(d.app.db)
 
   /** an account of its own, signed in on a fresh page; `credits` sets its report credits */
-  const signedIn = async (name: string, credits?: number) => {
-    const email = uniqueEmail(name)
-    const res = await d.app.inject({ method: 'POST', url: '/api/v1/auth/signup', payload: { email, password: GOOD_PASSWORD, token: 'captcha' } })
-    t.equal(res.json().status, 'success')
-    if (credits !== undefined) await d.app.database.query('update users set report_credits = $1 where email = $2', [credits, email])
-    const { context, page } = await d.newPage(name)
-    await page.goto(PUBLIC_ORIGIN)
-    await signIn(page, email)
-    return { email, context, page }
-  }
-  const signIn = async (page: Page, email: string) => {
-    await page.fill('#signin-email', email)
-    await page.fill('#signin-password', GOOD_PASSWORD)
-    await page.click('#signin-form button[type=submit]')
-    await page.locator('#sign-out').waitFor(WAIT)
+  const signedIn = async (t: Test, name: string, credits?: number) => {
+    const user = await registeredUser(d.app)
+    if (credits !== undefined) await d.app.database.query('update users set report_credits = $1 where email = $2', [credits, user.email])
+    const { context, page } = await d.signedInPage(t, name, { user })
+    return { email: user.email, context, page }
   }
 
   await t.test('subscribe: Checkout, the webhook, the account page shows active', async (t) => {
-    const { email, context, page } = await signedIn('subscribe')
-    t.teardown(() => context.close())
+    const { email, context, page } = await signedIn(t, 'subscribe')
     // Stripe's hosted page stands in as a page of its own
     await context.route('https://checkout.stripe.test/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Stripe Checkout</title><h1>Pay</h1>' }))
     await page.click('#account-link')
@@ -75,8 +63,7 @@ t.test('billing in the browser', { skip }, async (t) => {
   })
 
   await t.test('no credit: the home says so before a draft, and a promo code adds credits', async (t) => {
-    const { context, page } = await signedIn('no-credit', 0)
-    t.teardown(() => context.close())
+    const { page } = await signedIn(t, 'no-credit', 0)
     const card = page.locator('#no-credit')
     await card.waitFor(WAIT)
     t.match(await card.textContent(), /no report credit left/)
@@ -102,10 +89,8 @@ t.test('billing in the browser', { skip }, async (t) => {
   })
 
   await t.test('a draft generated without a credit: the 402 state', async (t) => {
-    const { email, context, page } = await signedIn('draft-402', 0)
-    t.teardown(() => context.close())
-    const signin = await d.app.inject({ method: 'POST', url: '/api/v1/auth/signin', payload: { email, password: GOOD_PASSWORD, token: true } })
-    const auth = { authorization: `Bearer ${signin.json().token}` }
+    const { email, page } = await signedIn(t, 'draft-402', 0)
+    const { auth } = await signedInUser(d.app, { email, signUp: false })
     const draft = await d.app.inject({ method: 'POST', url: '/api/v1/report', headers: auth, payload: { profiles: [{ source: 'ig', username: 'JDoe' }] } })
     t.equal(draft.statusCode, 201, draft.body)
     await page.goto(`${PUBLIC_ORIGIN}/#/report/${draft.json().id}`)

@@ -6,8 +6,8 @@ import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { build } from '../helper.ts'
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
+import { build, GOOD_PASSWORD, registeredUser, type RegisteredUser } from '../helper.ts'
 
 export const CHROMIUM = '/usr/bin/chromium'
 export const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url))
@@ -16,8 +16,8 @@ export const DESKTOP = { width: 1280, height: 800 }
 export const PHONE = { width: 390, height: 844 }
 
 // The page is opened at this public origin, as a user behind a proxy would: the app's PUBLIC_URL,
-// which the Origin check of the cookie-authenticated refresh and sign-out trusts (DESIGN 8.10), and
-// the origin of the mailed links. Chromium maps it onto the port-0 listener (--host-resolver-rules).
+// which the Origin check of the cookie-authenticated refresh and sign-out trusts (a page of another
+// origin may not use the cookie), and the origin of the mailed links. Chromium maps it onto the port-0 listener (--host-resolver-rules).
 // localhost keeps it a secure context, where Chromium stores the Secure session cookie over http.
 export const PUBLIC_ORIGIN = 'http://localhost:8443'
 
@@ -25,8 +25,6 @@ export const PUBLIC_ORIGIN = 'http://localhost:8443'
 export const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser tests`
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-
-type Tap = Test
 
 /** a small, fast password hash: the browser tests sign in many times */
 export const FAST_HASH = { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' }
@@ -44,7 +42,7 @@ export async function launchChromium (port: number): Promise<Browser> {
   })
 }
 
-export async function startDashboard (t: Tap, env: Record<string, string> = {}) {
+export async function startDashboard (t: Test, env: Record<string, string> = {}) {
   mkdirSync(ARTIFACTS, { recursive: true })
   const app = await build(t, { WORKERS: '0', PUBLIC_URL: PUBLIC_ORIGIN, RATE_LIMIT_SIGNUP_IP: '100', ...FAST_HASH, ...env })
   await app.listen({ port: 0, host: '127.0.0.1' })
@@ -58,8 +56,8 @@ export async function startDashboard (t: Tap, env: Record<string, string> = {}) 
   const problems: string[] = []
 
   /** a fresh browser profile (no cookie): one per test, so that no test depends on another */
-  const newPage = async (name: string, viewport = DESKTOP): Promise<{ context: BrowserContext, page: Page }> => {
-    const context = await browser.newContext({ viewport })
+  const newPage = async (name: string, viewport = DESKTOP, options: BrowserContextOptions = {}): Promise<{ context: BrowserContext, page: Page }> => {
+    const context = await browser.newContext({ viewport, ...options })
     // Google's script cannot load offline; the tests drive its callback instead
     await context.route('https://accounts.google.com/**', (route) => route.abort('blockedbyclient'))
     const page = await context.newPage()
@@ -70,7 +68,28 @@ export async function startDashboard (t: Tap, env: Record<string, string> = {}) 
     return { context, page }
   }
 
-  return { app, browser, port, problems, newPage }
+  /**
+   * A fresh browser profile signed in through the form, as a person would, closed when the test
+   * ends; `user` is a new account unless given.
+   */
+  const signedInPage = async (t: Test, name: string, opts: { user?: RegisteredUser, viewport?: typeof DESKTOP, context?: BrowserContextOptions } = {}) => {
+    const user = opts.user ?? await registeredUser(app)
+    const { context, page } = await newPage(name, opts.viewport, opts.context)
+    t.teardown(() => context.close())
+    await signInThroughForm(page, user)
+    return { user, context, page }
+  }
+
+  return { app, browser, port, problems, newPage, signedInPage }
+}
+
+/** open the page at PUBLIC_ORIGIN and sign in through its form; resolves once signed in */
+export async function signInThroughForm (page: Page, user: { email: string, password?: string }) {
+  await page.goto(PUBLIC_ORIGIN)
+  await page.fill('#signin-email', user.email)
+  await page.fill('#signin-password', user.password ?? GOOD_PASSWORD)
+  await page.click('#signin-form button[type=submit]')
+  await page.locator('#sign-out').waitFor(WAIT)
 }
 
 export interface AxeViolation { id: string, impact: string | null, help: string, targets: string[] }
@@ -93,7 +112,7 @@ export async function axeViolations (page: Page): Promise<AxeViolation[]> {
  * light at the page's width and in dark at the phone's (dark mode has colours of its own, the phone
  * layout hides some labels). Leaves the page at its viewport, light.
  */
-export async function inspectView (t: Tap, page: Page, name: string) {
+export async function inspectView (t: Test, page: Page, name: string) {
   const viewport = page.viewportSize() ?? DESKTOP
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme })

@@ -3,7 +3,7 @@
 // and confirms; an invalid link offers a new one (after a sign-in); an unconfirmed account's banner
 // sends the mail again. Each test has its own account and browser profile.
 import t from 'tap'
-import { GOOD_PASSWORD, uniqueEmail } from '../helper.ts'
+import { GOOD_PASSWORD, registeredUser, uniqueEmail } from '../helper.ts'
 import { startSmtp } from '../peers/smtp.ts'
 import { inspectView, linkIn, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'
 
@@ -11,10 +11,6 @@ t.test('confirming the e-mail address', { skip }, async (t) => {
   const smtp = await startSmtp(t)
   const d = await startDashboard(t, { SMTP_URL: smtp.url })
   const confirmMails = (email: string) => smtp.to(email).filter((m) => /confirm/i.test(m.subject))
-  const signUp = async (email: string) => {
-    const res = await d.app.inject({ method: 'POST', url: '/api/v1/auth/signup', payload: { email, password: GOOD_PASSWORD, token: 'captcha' } })
-    t.equal(res.json().status, 'success')
-  }
 
   await t.test('sign up, check your inbox, open the mailed link: confirmed', async (t) => {
     const { context, page } = await d.newPage('signup')
@@ -55,8 +51,7 @@ t.test('confirming the e-mail address', { skip }, async (t) => {
   })
 
   await t.test('an invalid link: sign in on the spot and get a new one', async (t) => {
-    const email = uniqueEmail('confirm-invalid')
-    await signUp(email)
+    const { email } = await registeredUser(d.app)
     await smtp.waitFor((m) => m.to.includes(email), 10_000)
     const { context, page } = await d.newPage('invalid-link')
     t.teardown(() => context.close())
@@ -76,8 +71,7 @@ t.test('confirming the e-mail address', { skip }, async (t) => {
   })
 
   await t.test('an unconfirmed account sees the banner and resends the mail', async (t) => {
-    const email = uniqueEmail('confirm-banner')
-    await signUp(email)
+    const { email } = await registeredUser(d.app)
     await smtp.waitFor((m) => m.to.includes(email), 10_000)
     const { context, page } = await d.newPage('banner')
     t.teardown(() => context.close())

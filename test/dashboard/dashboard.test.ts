@@ -3,31 +3,22 @@
 // its progress over the event stream, read every section, sort, filter and page the friends, open
 // the full timeline, reload (the session cookie restores the sign-in), sign out. Screenshots at
 // laptop and phone widths go to test/artifacts/ (not committed).
-import t from 'tap'
-import { existsSync, mkdirSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
-import { fileURLToPath } from 'node:url'
-import type { BrowserContext, Page } from 'playwright-core'
+// Each test starts from the seed alone: it signs up its own user, makes its own report through the
+// API when it needs one, and signs in through the form in a browser profile of its own.
+import t, { type Test } from 'tap'
+import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
 import type { Db } from '../../src/db/client.ts'
 import { follows, friendships, profiles } from '../../src/db/schema.ts'
-import { build, GOOD_PASSWORD, uniqueEmail } from '../helper.ts'
+import { GOOD_PASSWORD, registeredUser, signedInUser, uniqueEmail } from '../helper.ts'
+import { readyReport } from '../reports/report-wait.ts'
 import { MONTH_START, seedReportData } from '../reports/seed.ts'
-import { launchChromium } from './browser.ts'
-
-const CHROMIUM = '/usr/bin/chromium'
-const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url))
-const WAIT = { timeout: 20_000 }
-const DESKTOP = { width: 1280, height: 800 }
-const PHONE = { width: 390, height: 844 }
-
-// The page is opened at this public origin, as a user behind a proxy would: the app's PUBLIC_URL,
-// which the Origin check of the cookie-authenticated refresh and sign-out trusts (DESIGN 8.10).
-// Chromium maps it onto the port-0 listener (--host-resolver-rules), so no port is guessed.
-// localhost keeps it a secure context, where Chromium stores the Secure session cookie over http.
-const PUBLIC_ORIGIN = 'http://localhost:8443'
+import { ARTIFACTS, DESKTOP, PHONE, PUBLIC_ORIGIN, signInThroughForm, skip, startDashboard, WAIT } from './browser.ts'
 
 // A picture for the report's profile; every other image URL of the seed fails, as missing images do.
 const PICTURE = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" fill="#7c3aed"/><circle cx="32" cy="25" r="12" fill="#ede9fe"/><rect x="14" y="42" width="36" height="22" rx="11" fill="#ede9fe"/></svg>'
+
+/** JDoe on Instagram and john.doe on Facebook, in the order the page shows them */
+const JOHN_DOE = [{ source: 'ig', username: 'jdoe' }, { source: 'fb', username: 'john.doe' }]
 
 /**
  * On top of the report seed: twelve more Instagram friends of JDoe who share Tennis (fourteen with
@@ -48,48 +39,59 @@ async function seedFriends (db: Db) {
   await db.insert(friendships).values([...pals.map((n) => ({ a: 'p-1', b: `p-pal${n}` })), { a: 'p-4', b: 'p-fbmate' }])
 }
 
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`
+// a full-page capture shows the sticky top bar where the page is scrolled to: capture from the top
+const screenshot = async (page: Page, name: string) => {
+  await page.evaluate(() => window.scrollTo(0, 0))
+  await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true })
+}
+const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+
+/** the seed's one picture is served; every other image fails */
+const images = async (context: BrowserContext) => {
+  await context.route('https://img.example/**', async (route) => {
+    if (route.request().url().endsWith('/p1.png')) await route.fulfill({ status: 200, contentType: 'image/svg+xml', body: PICTURE })
+    else await route.abort('namenotresolved')
+  })
+}
 
 t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
-  mkdirSync(ARTIFACTS, { recursive: true })
-  const app = await build(t, { WORKERS: '1', PUBLIC_URL: PUBLIC_ORIGIN })
-  await seedReportData(app.db)
-  await seedFriends(app.db)
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const { port } = app.server.address() as AddressInfo
+  const d = await startDashboard(t, { WORKERS: '1' })
+  await seedReportData(d.app.db)
+  await seedFriends(d.app.db)
 
-  const browser = await launchChromium(port)
-  // teardowns run last in, first out: the browser closes before the app, no stream is left open
-  t.teardown(() => browser.close())
+  /** a browser profile of its own (signed out, the seed's picture served), closed when the test ends */
+  const freshPage = async (t: Test, name: string, viewport = DESKTOP, options: BrowserContextOptions = {}) => {
+    const { context, page } = await d.newPage(name, viewport, options)
+    t.teardown(() => context.close())
+    await images(context)
+    return { context, page }
+  }
 
-  const problems: string[] = []
-  const watch = (page: Page, name: string) => {
-    page.on('pageerror', (err) => problems.push(`${name}: page error: ${err.message}`))
-    page.on('console', (msg) => {
-      // a missing image is expected; a CSP violation or a script error is not
-      if (msg.type() === 'error' && /Content Security Policy|SyntaxError|TypeError|ReferenceError/.test(msg.text())) problems.push(`${name}: ${msg.text()}`)
-    })
+  /** a new user signed in through the form on a page of their own, with nothing made yet */
+  const signedInPage = async (t: Test, name: string) => {
+    const user = await registeredUser(d.app)
+    const { page } = await freshPage(t, name)
+    await signInThroughForm(page, user)
+    return { user, page }
   }
-  const images = async (context: BrowserContext) => {
-    await context.route('https://img.example/**', async (route) => {
-      if (route.request().url().endsWith('/p1.png')) await route.fulfill({ status: 200, contentType: 'image/svg+xml', body: PICTURE })
-      else await route.abort('namenotresolved')
-    })
-  }
-  // a full-page capture shows the sticky top bar where the page is scrolled to: capture from the top
-  const screenshot = async (page: Page, name: string) => {
-    await page.evaluate(() => window.scrollTo(0, 0))
-    await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true })
-  }
-  const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
 
-  const context = await browser.newContext({ viewport: DESKTOP })
-  await images(context)
-  const page = await context.newPage()
-  watch(page, 'desktop')
-  const email = uniqueEmail('dashboard')
+  /** a new user with a ready report on John Doe (their one credit spent), signed in at home */
+  const withReport = async (t: Test, name: string, viewport = DESKTOP, options: BrowserContextOptions = {}) => {
+    const user = await signedInUser(d.app)
+    await readyReport(d.app, user.auth, JOHN_DOE)
+    const { page } = await freshPage(t, name, viewport, options)
+    await signInThroughForm(page, user)
+    return { page }
+  }
+
+  /** the home's one report opened from the list, as a person would */
+  const openTheReport = async (page: Page) => {
+    await page.locator('#report-list .report-row').first().click()
+    await page.locator('#section-categories-ig').waitFor(WAIT)
+  }
 
   await t.test('the page and its security headers', async (t) => {
+    const { page } = await freshPage(t, 'headers')
     const res = await page.goto(PUBLIC_ORIGIN)
     const csp = (await res!.allHeaders())['content-security-policy']
     t.match(csp, /script-src 'self'/, 'scripts from this origin only')
@@ -99,6 +101,9 @@ t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
   })
 
   await t.test('sign up shows the server\'s field error, then signs in', async (t) => {
+    const { context, page } = await freshPage(t, 'signup')
+    const email = uniqueEmail('dashboard')
+    await page.goto(PUBLIC_ORIGIN)
     await page.click('#tab-signup')
     await page.fill('#signup-email', email)
     await page.fill('#signup-password', 'short')
@@ -120,6 +125,7 @@ t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
   })
 
   await t.test('search the profiles, create and generate a report, watch it live', async (t) => {
+    const { page } = await signedInPage(t, 'create')
     await page.fill('#profile-q', 'jdoe')
     const hit = page.locator('#profile-results .result', { hasText: '@JDoe' })
     await hit.waitFor(WAIT)
@@ -150,7 +156,8 @@ t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
   })
 
   await t.test('the report sections render', async (t) => {
-    await page.locator('#section-categories-ig').waitFor(WAIT)
+    const { page } = await withReport(t, 'sections')
+    await openTheReport(page)
     t.equal(await page.locator('.source-tabs [role=tab]').count(), 2, 'one tab per network')
     t.equal(await page.getAttribute('#tab-ig', 'aria-selected'), 'true')
     t.match(await page.textContent('.report-title'), /John Doe/)
@@ -194,10 +201,13 @@ t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
   })
 
   await t.test('the friends: sort toggle and paging', async (t) => {
+    const { page } = await withReport(t, 'friends')
+    await openTheReport(page)
     const common = page.locator('#friends-common-ig')
     const flags = page.locator('#friends-flags-ig')
     const people = page.locator('#friends-ig .person')
     const section = page.locator('#section-friends-ig')
+    await people.first().waitFor(WAIT)
     t.equal(await flags.getAttribute('aria-pressed'), 'true', 'red flags first: some friend has one (sortByRedFlagsDefault)')
     t.equal(await common.getAttribute('aria-pressed'), 'false')
     t.equal(await people.count(), 1)
@@ -233,9 +243,13 @@ t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
   })
 
   await t.test('the friends network filter, and a sort the server adjusts', async (t) => {
+    const { page } = await withReport(t, 'friends-filter')
+    await openTheReport(page)
+    await page.locator('#friends-ig .person').first().waitFor(WAIT)
     const filter = page.locator('#friends-source-ig')
     t.same(await filter.locator('option').evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value)), ['ig', 'fb'], 'availableSources')
-    // red flags are asked for; john.doe's only friend has none: common interests served instead
+    // red flags are asked for (the default here: a friend of JDoe has one); john.doe's only friend
+    // has none: common interests served instead
     await filter.selectOption('fb')
     await page.locator('#friends-ig .person', { hasText: 'Meme Mate' }).waitFor(WAIT)
     const section = page.locator('#section-friends-ig')
@@ -262,6 +276,8 @@ t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
   })
 
   await t.test('a reload restores the session from the cookie', async (t) => {
+    const { page } = await withReport(t, 'reload')
+    await openTheReport(page)
     await page.reload()
     await page.locator('#section-categories-ig').waitFor(WAIT)
     t.ok(await page.locator('#sign-out').isVisible())
@@ -275,12 +291,7 @@ t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
   })
 
   await t.test('phone width', async (t) => {
-    const phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true, deviceScaleFactor: 2, storageState: await context.storageState() })
-    t.teardown(() => phone.close())
-    await images(phone)
-    const p = await phone.newPage()
-    watch(p, 'phone')
-    await p.goto(PUBLIC_ORIGIN)
+    const { page: p } = await withReport(t, 'phone', PHONE, { isMobile: true, hasTouch: true, deviceScaleFactor: 2 })
     await p.locator('#report-list .report-row').first().waitFor(WAIT)
     t.equal(await overflow(p), 0, 'home: nothing wider than the phone screen')
     await screenshot(p, 'home-phone')
@@ -290,23 +301,24 @@ t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
     await p.locator('#friends-ig .person', { hasText: 'Alice' }).waitFor(WAIT)
     t.equal(await overflow(p), 0, 'report: nothing wider than the phone screen')
     const tabs = await p.locator('.source-tabs [role=tab]').evaluateAll((els) => els.map((el) => el.getBoundingClientRect().right))
-    t.ok(tabs.every((right) => right <= 390), 'every profile tab in sight')
+    t.ok(tabs.every((right) => right <= PHONE.width), 'every profile tab in sight')
     await screenshot(p, 'report-phone')
   })
 
   await t.test('sign out', async (t) => {
+    const { user, page } = await signedInPage(t, 'signout')
     await page.click('#sign-out')
     await page.locator('#signin-form').waitFor(WAIT)
     await page.reload()
     await page.locator('#signin-form').waitFor(WAIT)
     t.equal(await page.locator('#sign-out').count(), 0, 'still signed out after a reload')
     await page.screenshot({ path: `${ARTIFACTS}signin-desktop.png` })
-    await page.fill('#signin-email', email)
+    await page.fill('#signin-email', user.email)
     await page.fill('#signin-password', 'not the password')
     await page.click('#signin-form button[type=submit]')
     await page.waitForFunction(() => document.querySelector('#signin-password-error')?.textContent !== '', null, WAIT)
     t.equal(await page.textContent('#signin-password-error'), 'Wrong e-mail or password')
   })
 
-  t.same(problems, [], 'no script error and no CSP violation')
+  t.same(d.problems, [], 'no script error and no CSP violation')
 })

@@ -3,7 +3,7 @@
 // message inline, the new password twice, signed in with it; the old password is refused. A used or
 // unknown link says so. Each test has its own account and browser profile.
 import t from 'tap'
-import { GOOD_PASSWORD, uniqueEmail } from '../helper.ts'
+import { GOOD_PASSWORD, registeredUser, uniqueEmail } from '../helper.ts'
 import { startSmtp } from '../peers/smtp.ts'
 import { inspectView, linkIn, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'
 
@@ -12,15 +12,9 @@ const NEW_PASSWORD = 'a brand new passphrase 42'
 t.test('recovering a forgotten password', { skip }, async (t) => {
   const smtp = await startSmtp(t)
   const d = await startDashboard(t, { SMTP_URL: smtp.url })
-  const account = async (prefix: string) => {
-    const email = uniqueEmail(prefix)
-    const res = await d.app.inject({ method: 'POST', url: '/api/v1/auth/signup', payload: { email, password: GOOD_PASSWORD, token: 'captcha' } })
-    t.equal(res.json().status, 'success')
-    return email
-  }
 
   await t.test('forgot password, the mail, a new password: signed in, the old one refused', async (t) => {
-    const email = await account('recover')
+    const { email } = await registeredUser(d.app)
     const { context, page } = await d.newPage('recovery')
     t.teardown(() => context.close())
     await page.goto(PUBLIC_ORIGIN)

@@ -3,7 +3,7 @@
 // fetch rejects with a TypeError). The failures are made by the browser (page.route answers or
 // holds the API request), so no server is broken for them. Each test has its own account and page.
 import t from 'tap'
-import { GOOD_PASSWORD, uniqueEmail } from '../helper.ts'
+import { GOOD_PASSWORD, registeredUser, uniqueEmail } from '../helper.ts'
 import { inspectView, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'
 import type { Page } from 'playwright-core'
 
@@ -12,27 +12,13 @@ const UNAVAILABLE = { code: 'SERVICE_UNAVAILABLE', message: 'the database is una
 t.test('loading, empty and error states', { skip }, async (t) => {
   const d = await startDashboard(t)
 
-  const signedIn = async (name: string) => {
-    const email = uniqueEmail(name)
-    const res = await d.app.inject({ method: 'POST', url: '/api/v1/auth/signup', payload: { email, password: GOOD_PASSWORD, token: 'captcha' } })
-    t.equal(res.json().status, 'success')
-    const { context, page } = await d.newPage(name)
-    t.teardown(() => context.close())
-    await page.goto(PUBLIC_ORIGIN)
-    await page.fill('#signin-email', email)
-    await page.fill('#signin-password', GOOD_PASSWORD)
-    await page.click('#signin-form button[type=submit]')
-    await page.locator('#sign-out').waitFor(WAIT)
-    return { email, context, page }
-  }
   const search = async (page: Page, q: string) => {
     await page.fill('#profile-q', q)
     await page.press('#profile-q', 'Enter')
   }
 
   await t.test('the reports list: loading, then unavailable (503), then empty after "try again"', async (t) => {
-    const email = uniqueEmail('states-list')
-    await d.app.inject({ method: 'POST', url: '/api/v1/auth/signup', payload: { email, password: GOOD_PASSWORD, token: 'captcha' } })
+    const { email } = await registeredUser(d.app)
     const { context, page } = await d.newPage('states-list')
     t.teardown(() => context.close())
     let release = () => {}
@@ -59,7 +45,7 @@ t.test('loading, empty and error states', { skip }, async (t) => {
   })
 
   await t.test('too many requests: the search says when to try again', async (t) => {
-    const { page } = await signedIn('states-429')
+    const { page } = await d.signedInPage(t, 'states-429')
     await page.route(/\/api\/v1\/profiles\?/, (route) => route.fulfill({
       status: 429, contentType: 'application/json', headers: { 'retry-after': '42' }, body: JSON.stringify({ code: 'TOO_MANY_REQUESTS', message: 'too many requests' })
     }))
@@ -71,7 +57,7 @@ t.test('loading, empty and error states', { skip }, async (t) => {
   })
 
   await t.test('offline: a banner, and a message where a request failed', async (t) => {
-    const { context, page } = await signedIn('states-offline')
+    const { context, page } = await d.signedInPage(t, 'states-offline')
     await context.setOffline(true)
     const banner = page.locator('#offline-banner')
     await banner.waitFor(WAIT)
@@ -85,7 +71,7 @@ t.test('loading, empty and error states', { skip }, async (t) => {
   })
 
   await t.test('an empty search and the showcase person', async (t) => {
-    const { page } = await signedIn('states-empty')
+    const { page } = await d.signedInPage(t, 'states-empty')
     t.equal(await page.getAttribute('#profile-q', 'placeholder'), 'Username or name, e.g. alex.rivera')
     await search(page, 'nobody-by-this-name')
     await page.locator('#profile-results .empty', { hasText: 'No profile matches.' }).waitFor(WAIT)

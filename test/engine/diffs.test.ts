@@ -1,4 +1,4 @@
-// DESIGN 4.6 and the interestDiffs preview of 4.4, on hand-computed fixtures.
+// The interest diffs by month and the interestDiffs preview of a report item, on hand-computed fixtures.
 import t from 'tap'
 import { computeProfile } from '../../src/engine/index.ts'
 import { account, cat, dataset, follow, interest, near, profile } from './fixtures.ts'

@@ -1,4 +1,4 @@
-// DESIGN 4.5: the two friend lists, their order, and the paging rules of the Friends object.
+// The two friend lists, their order, and the paging rules of the Friends object.
 import t from 'tap'
 import {
   availableSources, computeProfile, computeReport, friendsPage, withAvailableSources,

@@ -1,5 +1,5 @@
-// Properties over random small datasets, checked against a naive model of DESIGN 4 written from the
-// text (every month recomputed from every follow), plus the invariants the brief lists.
+// Properties over random small datasets, checked against a naive model of the engine written
+// from its rules (every month recomputed from every follow), plus the engine's invariants.
 import t from 'tap'
 import fc from 'fast-check'
 import { Type } from '@sinclair/typebox'

@@ -1,4 +1,4 @@
-// DESIGN 4.4: a profile with nothing to show, the shape of the item against ReportItemSchema, and
+// The report item: a profile with nothing to show, the shape of the item against ReportItemSchema, and
 // the report schemas the routes use.
 import t from 'tap'
 import { FormatRegistry } from '@sinclair/typebox'

@@ -1,4 +1,4 @@
-// DESIGN 4.1 to 4.4 on hand-computed fixtures: shares, order, tree, badges, followers, previews.
+// The interest tree of a report item on hand-computed fixtures: shares, order, tree, badges, followers, previews.
 import t from 'tap'
 import { computeProfile, type ProfileInput } from '../../src/engine/index.ts'
 import { account, cat, dataset, flag, follow, interest, near, profile } from './fixtures.ts'

@@ -5,9 +5,9 @@ import t from 'tap'
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { build, uniqueEmail } from '../helper.ts'
+import { build, signedInUser, uniqueEmail } from '../helper.ts'
 import { createDatabase } from '../../src/db/client.ts'
-import { FAST_ARGON2, info, signedIn, signup } from '../auth/support.ts'
+import { FAST_ARGON2, info, signup } from '../auth/support.ts'
 import { withoutCoverage } from '../peers/child-env.ts'
 import { childDatabase, ROOT, run } from './support.ts'
 
@@ -86,7 +86,7 @@ t.test('npm run promo: create and list; the code then works at sign-up', async (
   t.teardown(() => database.close())
   const email = uniqueEmail('promo-cli')
   t.same((await signup(app, { email, promocode: 'SPRING-25' })).json(), { status: 'success' })
-  const { token } = await signedIn(app, email)
+  const { token } = await signedInUser(app, { email, signUp: false })
   t.match((await info(app, token)).json(), { promocode: 'SPRING-25', reportCredits: 4 }, 'the code is stored and its 3 credits added')
   await app.close()
   await database.close()

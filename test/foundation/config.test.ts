@@ -1,4 +1,4 @@
-// Configuration (DESIGN 2): validated at start, a wrong value is one line naming the variable, and
+// Configuration: validated at start, a wrong value is one line naming the variable, and
 // NODE_ENV=production refuses every development fallback. Also the TLS material of src/tls.ts and
 // .env.example documenting every variable.
 import t, { type Test } from 'tap'
@@ -174,7 +174,7 @@ t.test('.env in the working directory fills what the environment leaves unset', 
   t.throws(() => environment({}, dir), { constructor: ConfigError, message: `invalid configuration: ${dir} cannot be read (EISDIR)` })
 })
 
-t.test('.env.example documents every variable, and the schema has every variable of DESIGN 2', async (t) => {
+t.test('.env.example documents every variable, and the schema has every documented variable', async (t) => {
   const lines = readFileSync(join(ROOT, '.env.example'), 'utf8').split('\n')
   for (const name of Object.keys(EnvSchema.properties)) {
     const i = lines.findIndex((l) => l.startsWith(`${name}=`))

@@ -1,10 +1,10 @@
-// The HTTP surface every route shares (DESIGN 3.1, 8.6, 8.8): Fastify's own errors in the GeneralError
+// The HTTP surface every route shares: Fastify's own errors in the GeneralError
 // shape, the form-endpoint mapping, bad input never a 500, health (503 when the database does not
 // answer), helmet headers, CORS only for configured origins, the HTTPS guard.
 import t, { type Test } from 'tap'
 import type { FastifyInstance, InjectOptions } from 'fastify'
-import { build, freshDatabase, GOOD_PASSWORD, uniqueEmail } from '../helper.ts'
-import { FAST_ARGON2, signin, signedIn, registered } from '../auth/support.ts'
+import { build, freshDatabase, GOOD_PASSWORD, signedInUser, uniqueEmail } from '../helper.ts'
+import { FAST_ARGON2, signin } from '../auth/support.ts'
 import { captureLogs } from './support.ts'
 
 const MiB = 1024 * 1024
@@ -166,11 +166,10 @@ t.test('the database down: health 503, routes 503 GeneralError, no query paramet
   const logs = captureLogs()
   const database = await freshDatabase(t)
   const down = await build(t, FAST_ARGON2, { database, fastify: logs.fastify })
-  const { email } = await registered(down)
-  const { token } = await signedIn(down, email)
+  const { email, token } = await signedInUser(down)
   // a session this instance has never seen (signed in through another one): its row is not in its
   // memory (src/services/sessions.ts), so refreshing it needs the database
-  const { cookie } = await signedIn(await build(t, FAST_ARGON2, { database }), email)
+  const { cookie } = await signedInUser(await build(t, FAST_ARGON2, { database }), { email, signUp: false })
   const sessionId = decodeURIComponent(cookie.slice('sid='.length)).split('.')[0]
   t.ok(sessionId.length > 10)
   await database.close()
@@ -185,7 +184,7 @@ t.test('the database down: health 503, routes 503 GeneralError, no query paramet
   t.equal(refresh.statusCode, 503, 'refresh (the session store cannot answer)')
   t.same(refresh.json(), unavailable)
   const info = await down.inject({ url: '/api/v1/auth/info', headers: { authorization: `Bearer ${token}` } })
-  t.equal(info.statusCode, 503, 'info: the token is accepted without the database (DESIGN 8.3), the handler then needs it')
+  t.equal(info.statusCode, 503, 'info: the token is accepted without the database, the handler then needs it')
   t.same(info.json(), unavailable)
   const forged = await down.inject({ url: '/api/v1/auth/info', headers: { authorization: `Bearer ${token.slice(0, -2)}xx` } })
   t.same([forged.statusCode, forged.json()], [401, { code: 401, message: 'access denied' }], 'a bad token is refused without the database')

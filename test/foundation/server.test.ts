@@ -1,4 +1,4 @@
-// src/server.ts as `npm start` runs it (DESIGN 1, 2; issue: Server): one line for a wrong setting;
+// src/server.ts as `npm start` runs it: one line for a wrong setting;
 // HTTPS with HTTP/2 and HTTP/1.1 by ALPN on a self-signed certificate generated once into
 // DATA_DIR/tls (logged with its path and fingerprint); health; graceful shutdown on SIGTERM and
 // SIGINT; no password, token or cookie in the log.

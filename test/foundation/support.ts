@@ -11,8 +11,7 @@ import type { FastifyServerOptions } from 'fastify'
 import { testDatabaseUrl } from '../../src/config.ts'
 import { loggerOptions } from '../../src/logger.ts'
 import { withoutCoverage } from '../peers/child-env.ts'
-
-type Tap = { teardown: (fn: () => unknown) => void }
+import type { Tap } from '../helper.ts'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 

@@ -1,4 +1,4 @@
-// Hostile NDJSON (issue 8 item 2): bodies of generated records with bad shapes, POSTed to /ingest
+// Hostile NDJSON: bodies of generated records with bad shapes, POSTed to /ingest
 // with the right token. Never a 5xx, every refusal a GeneralError, and nothing half-written: the
 // profile tables are unchanged by a refused body.
 import t from 'tap'

@@ -1,6 +1,6 @@
-// Hostile input (issue 8 item 2): generated bodies, queries, paths and headers sent to every route
+// Hostile input: generated bodies, queries, paths and headers sent to every route
 // the app has (read from app.printRoutes), with and without credentials. Never a 5xx except the
-// documented 503s, every error in one of the two shapes of DESIGN 3.1, nothing else changed.
+// documented 503s, every error in one of the two documented shapes, nothing else changed.
 import t, { type Test } from 'tap'
 import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
@@ -14,7 +14,7 @@ import {
 
 const INGEST_TOKEN = 'ingest-token-fuzz-0123456789abcdef'
 const VALID = readFileSync(fileURLToPath(new URL('../fixtures/ingest-valid.ndjson', import.meta.url)), 'utf8')
-// DESIGN 3.1 and 7; the last is Stripe out of reach (test/billing/checkout.test.ts pins it)
+// the documented 503 messages; the last is Stripe out of reach (test/billing/checkout.test.ts pins it)
 const DOCUMENTED_503 = ['service unavailable', 'billing is not configured', 'payment provider unavailable']
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 

@@ -1,4 +1,4 @@
-// Shared by the fuzz tests: hostile values, the documented error shapes (DESIGN 3.1) and table counts.
+// Shared by the fuzz tests: hostile values, the documented error shapes and table counts.
 import fc from 'fast-check'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 
@@ -54,7 +54,7 @@ export const jsonText = fc.oneof(
 const ERROR_FIELDS = new Set(['email', 'password', 'promocode'])
 
 /**
- * DESIGN 3.1: what may come back. An error status (4xx, 503) carries GeneralError {code, message}
+ * What may come back. An error status (4xx, 503) carries GeneralError {code, message}
  * with code = the status; form endpoints also answer HTTP 200 {status:"error", fieldError}.
  * Returns the reason the response breaks the contract, or null.
  */

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url'
 import { createDatabase, type Database } from '../../src/db/client.ts'
 import { childDatabase, run, tempDir } from '../foundation/support.ts'
 import { clock, progressLine } from '../../src/cli/import-report.ts'
+import type { Tap } from '../helper.ts'
 
-type Tap = { teardown: (fn: () => unknown) => void }
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url))
 
 /** where a CLI stores its data: env for the child, and a way to look at the result */

@@ -1,4 +1,4 @@
-// Secrets never leak into the logs (DESIGN 8.9, 8.11; issue 8 item 5). One app logging at trace level
+// Secrets never leak into the logs. One app logging at trace level
 // into memory goes through every flow that handles a secret: sign-up and sign-in (password, JWT,
 // session cookie), a token signed with a rotated-out secret, refresh, e-mail confirmation and password
 // recovery (the mailed link secrets), Google sign-in (the ID token), Stripe (the API key, the webhook

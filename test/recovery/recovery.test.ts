@@ -1,4 +1,4 @@
-// Password recovery (DESIGN 3.2, 8.3, 8.5, 8.7): the mailed link over real SMTP (a local smtp-server),
+// Password recovery: the mailed link over real SMTP (a local smtp-server),
 // single use (also under concurrency), one hour of validity (injected clock), every session ended on
 // this instance and on another one, no enumeration, no token or cookie in any answer, the rate limits,
 // and no secret in the logs. One app for the file (plus a second instance on its database).
@@ -104,7 +104,7 @@ t.test('registered and unregistered addresses: the same answer; mail only for th
   t.notOk(smtp.recipients.includes(stranger), 'the server was never asked to deliver to the unregistered address')
   t.equal(smtp.to(user.email).filter((m) => m.subject === SUBJECT).length, 1, 'one mail for the registered address')
 
-  // Only the SHA-256 of the secret is stored (DESIGN 8.7).
+  // Only the SHA-256 of the secret is stored.
   const rows = await app.database.query<{ hash: string }>(
     "select t.hash from auth_tokens t join users u on u.id = t.user_id where t.kind = 'recovery' and u.email = $1", [user.email])
   t.equal(rows.length, 1)
@@ -117,7 +117,7 @@ t.test('the link validates, sets the password once, ends every session everywher
   const user = await signedInUser(app)
   const second = await app.inject({ method: 'POST', url: '/api/v1/auth/signin', payload: { email: user.email, password: user.password, token: true } })
   const secondAuth = { authorization: `Bearer ${second.json().token}` }
-  // another instance on the same database, which learns of ended sessions through NOTIFY (DESIGN 8.3)
+  // another instance on the same database, which learns of ended sessions through NOTIFY
   const other = await build(t, env, { database })
   t.equal((await other.inject({ url: '/api/v1/auth/info', headers: user.auth })).statusCode, 200, 'the other instance accepts the JWT')
   t.equal((await app.inject({ url: '/api/v1/auth/info', headers: user.auth })).json().confirmed, false)
@@ -291,7 +291,7 @@ t.test('bad bodies: a form error for a bad address, 400 for a body that is not J
   t.same(brokenLink.json(), { code: 400, message: 'body is not valid JSON' })
 })
 
-t.test('rate limits of DESIGN 8.5 (defaults): 5 per hour per address, 20 per hour per IP', async (t) => {
+t.test('rate limits (defaults): 5 per hour per address, 20 per hour per IP', async (t) => {
   t.equal(app.config.rateLimits.recoveryEmail, 5)
   t.equal(app.config.rateLimits.recoveryIp, 20)
 
@@ -319,7 +319,7 @@ t.test('rate limits of DESIGN 8.5 (defaults): 5 per hour per address, 20 per hou
   t.equal((await recover(uniqueEmail('ip'), newIp())).statusCode, 200, 'another IP still passes')
 })
 
-t.test('no log line carries a recovery secret or a password (DESIGN 8.9)', async (t) => {
+t.test('no log line carries a recovery secret or a password', async (t) => {
   t.ok(logLines.some((l) => l.includes('/auth/recovery/[redacted]')), 'recovery requests are logged, with the secret redacted')
   t.ok(secrets.length > 6, 'secrets were collected')
   const leaked = logLines.filter((l) => secrets.some((s) => l.includes(s)))

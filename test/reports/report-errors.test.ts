@@ -1,4 +1,4 @@
-// Every error of DESIGN 3.3, in the GeneralError shape.
+// Every error of the report routes, in the GeneralError shape.
 import t from 'tap'
 import { build, signedInUser } from '../helper.ts'
 import { createReport } from './report-wait.ts'

@@ -1,4 +1,4 @@
-// Polls a report until it reaches one of the given states (bounded).
+// Reports through the API: create one, generate it, poll it until it reaches a state (bounded).
 import type { FastifyInstance } from 'fastify'
 
 export async function waitForStatus (app: FastifyInstance, auth: Record<string, string>, id: string, statuses: string[], timeoutMs = 30_000) {
@@ -15,4 +15,13 @@ export async function createReport (app: FastifyInstance, auth: Record<string, s
   const res = await app.inject({ method: 'POST', url: '/api/v1/report', headers: auth, payload: { profiles } })
   if (res.statusCode !== 201) throw new Error(`create failed: ${res.body}`)
   return res.json().id as string
+}
+
+/** a report of these profiles, created and generated through the API, once it is ready */
+export async function readyReport (app: FastifyInstance, auth: Record<string, string>, profiles = [{ source: 'ig', username: 'jdoe' }]) {
+  const id = await createReport(app, auth, profiles)
+  const gen = await app.inject({ method: 'POST', url: `/api/v1/report/${id}/generate`, headers: auth })
+  if (gen.statusCode !== 202) throw new Error(`generate failed: ${gen.body}`)
+  await waitForStatus(app, auth, id, ['ready'], 60_000)
+  return id
 }

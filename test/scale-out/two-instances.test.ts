@@ -1,4 +1,4 @@
-// DESIGN 9: two server processes on one PostgreSQL database, as `npm start` runs them (TLS off behind
+// Scale-out: two server processes on one PostgreSQL database, as `npm start` runs them (TLS off behind
 // a proxy, plain HTTP allowed for the test). A has a report worker, B none. A user signs in on A and
 // refreshes on B with the cookie; on B they subscribe to a report that A's worker generates and get
 // every event in order (fan-out by NOTIFY across processes); signing out on A makes the session's

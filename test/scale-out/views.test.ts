@@ -1,27 +1,26 @@
-// The in-memory views (issue 7: src/services/view-cache.ts): GET /auth/info, ready reports and
+// The in-memory views (src/services/view-cache.ts): GET /auth/info, ready reports and
 // session rows are served from memory, and stay correct across instances. Two apps on one database,
 // each with its own connections and LISTEN on PostgreSQL (another handle on the one embedded instance
 // on PGlite): a change made through one, or by any other writer (plain SQL here, as a CLI or an
 // operator would), reaches the other through drizzle/0003's triggers and NOTIFY within a second.
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { build, freshDatabase } from '../helper.ts'
+import { build, freshDatabase, signedInUser, type Tap } from '../helper.ts'
 import { until } from '../peers/wait.ts'
 import { sameDatabase } from '../sse/databases.ts'
 import { newLinkSecret } from '../../src/services/link-secrets.ts'
 import { createViewCache } from '../../src/services/view-cache.ts'
-import { ACCESS_DENIED, claims, FAST_ARGON2, info, post, refresh, registered, signedIn } from '../auth/support.ts'
+import { ACCESS_DENIED, claims, FAST_ARGON2, info, post, refresh } from '../auth/support.ts'
 
 const SOON = { timeoutMs: 1000, intervalMs: 10 }
 
-async function twoInstances (t: Parameters<typeof freshDatabase>[0]) {
+async function twoInstances (t: Tap) {
   const database = await freshDatabase(t)
   const a = await build(t, FAST_ARGON2, { database })
   const b = await build(t, FAST_ARGON2, { database: await sameDatabase(t, database) })
-  const { email } = await registered(a)
-  const session = await signedIn(a, email)
+  const session = await signedInUser(a)
   const userId = claims(session.token).sub as string
-  return { a, b, email, userId, ...session }
+  return { a, b, userId, ...session }
 }
 
 /** until B's GET /auth/info shows what `seen` looks for */
@@ -85,7 +84,7 @@ t.test('sign-out on A: B refuses the session\'s JWT and its cookie, which B had 
 
 t.test('a password change on A ends every session of the user on B too', async (t) => {
   const { a, b, email, token, cookie, userId } = await twoInstances(t)
-  const other = await signedIn(b, email)
+  const other = await signedInUser(b, { email, signUp: false })
   t.equal((await refresh(b, cookie)).statusCode, 200)
   t.equal((await refresh(b, other.cookie)).statusCode, 200)
   const secret = await linkSecret(a, userId, 'recovery')
@@ -95,7 +94,7 @@ t.test('a password change on A ends every session of the user on B too', async (
     await until(async () => (await refresh(b, c)).statusCode === 401, { ...SOON, what: `B to refuse ${what}` })
     t.same((await info(b, jwt)).json(), ACCESS_DENIED, `${what}: cookie and JWT refused on B within 1 s`)
   }
-  t.equal((await signedIn(b, email, 'a brand new pass phrase 42')).res.statusCode, 200, 'the new password signs in on B')
+  t.equal((await signedInUser(b, { email, password: 'a brand new pass phrase 42', signUp: false })).res.statusCode, 200, 'the new password signs in on B')
 })
 
 t.test('a ready report is served from memory until it is deleted, on either instance', async (t) => {
@@ -112,7 +111,7 @@ t.test('a ready report is served from memory until it is deleted, on either inst
     t.equal(res.headers.etag, '"views-etag"')
     t.equal((await get(app, { 'if-none-match': '"views-etag"' })).statusCode, 304)
   }
-  const { token: otherToken } = await signedIn(a, (await registered(a)).email)
+  const { token: otherToken } = await signedInUser(a)
   t.equal((await b.inject({ url: `/api/v1/report/${id}`, headers: { authorization: `Bearer ${otherToken}` } })).statusCode, 403,
     'another user\'s: 403, from memory too')
 

@@ -8,8 +8,7 @@ import { createDatabase, fromPglite, type Database, type Db } from '../../src/db
 import * as schema from '../../src/db/schema.ts'
 import { REPORT_EVENTS_CHANNEL } from '../../src/services/report-events.ts'
 import { until } from '../peers/wait.ts'
-
-type Tap = { teardown: (fn: () => unknown) => void }
+import type { Tap } from '../helper.ts'
 
 /** the URL of a PostgreSQL test database (freshDatabase makes one per call) */
 export function databaseUrl (database: Database): string {

@@ -1,4 +1,4 @@
-// GET /sse/{reportId} (DESIGN 6) through the real `eventsource` client, Bearer (through its fetch
+// GET /sse/{reportId} through the real `eventsource` client, Bearer (through its fetch
 // option) and cookie only, and through a raw reader for the bytes EventSource hides: refusals as
 // GeneralError answers before any stream byte, the stream's headers and `retry:`, the current state on
 // connect, status events with ids, `done` then the end, Last-Event-ID replay, 204 for a finished

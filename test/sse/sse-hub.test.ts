@@ -3,15 +3,13 @@
 // backlog); a failed fan-out read ends the report's streams so that their clients resume from the
 // table; a LISTEN that reconnects reads what it may have missed; a client that stops reading is cut off.
 import t from 'tap'
-import { freshDatabase } from '../helper.ts'
+import { freshDatabase, type Tap } from '../helper.ts'
 import type { Database } from '../../src/db/client.ts'
 import { reports, users } from '../../src/db/schema.ts'
 import { announce, appendEvent, REPORT_EVENTS_CHANNEL } from '../../src/services/report-events.ts'
 import { createSseHub, eventStore, type EventStore, type SseHub } from '../../src/services/sse-hub.ts'
 import { until } from '../peers/wait.ts'
 import { parseEvents } from './client.ts'
-
-type Tap = { teardown: (fn: () => unknown) => void }
 
 const database = await freshDatabase(t)
 const [owner] = await database.db.insert(users).values({ email: 'hub@example.com' }).returning({ id: users.id })
