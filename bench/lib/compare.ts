@@ -62,7 +62,10 @@ async function drain (s: Side): Promise<void> {
     const first = s.requestSets?.[0]?.[0]
     const body = first?.body ?? s.body
     await request(s.url, { method: s.method, headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...s.headers, ...s.headerSets?.[0], ...first?.headers }, body, timeoutMs: 300_000 })
-  } catch {}
+  } catch (err) {
+    // on a loaded machine a thousand queued hashes can take longer: the next run then starts behind them
+    console.log(`    (${s.label}: the backlog did not drain: ${(err as Error).message}; the next run starts behind it)`)
+  }
 }
 
 async function load (spec: LoadSpec, s: Side): Promise<LoadResult> {

@@ -58,6 +58,11 @@ export interface ServiceOptions {
   nodeFlags?: string[]
   wrapper?: string[]
   readyTimeoutMs?: number
+  /**
+   * 'raised' (the default): every rate limit at NO_LIMIT, for set-up and for scenarios that measure
+   * something else; 'defaults': the service's own defaults, only what `env` names raised.
+   */
+  limits?: 'raised' | 'defaults'
 }
 
 export async function startService (run: BenchRun, opts: ServiceOptions): Promise<Child> {
@@ -98,7 +103,7 @@ export async function startService (run: BenchRun, opts: ServiceOptions): Promis
       CORS_ORIGINS: '',
       WORKERS: String(opts.workers ?? 0),
       LOG_LEVEL: settings.logLevel,
-      ...RAISED_RATE_LIMITS,
+      ...(opts.limits === 'defaults' ? {} : RAISED_RATE_LIMITS),
       ...opts.env
     }
   })

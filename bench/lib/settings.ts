@@ -28,6 +28,8 @@ export const settings = {
   cpuProfDir: process.env.BENCH_CPU_PROF || '',
   /** scenario 6: write heap snapshots of each server before and after opening the streams into this directory */
   heapSnapshotDir: process.env.BENCH_HEAP_SNAPSHOTS || '',
+  /** scenarios 1 and 4: accounts, each signed in once, shared out over the connections */
+  spreadAccounts: Math.max(1, Math.floor(num('BENCH_SPREAD_ACCOUNTS', 2000))),
   /** scenario 3: accounts signed up, shared out over the connections (each cycles through its own) */
   signinAccounts: Math.max(1, Math.floor(num('BENCH_SIGNIN_ACCOUNTS', 2000))),
   /** scenario 3: bench/lib/signin-probe.ts in the measured service (where a sign-in's time goes, in its log) */

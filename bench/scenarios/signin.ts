@@ -7,11 +7,11 @@
 // two sign-ins in flight (the per-account backoff claims each attempt) and each stays under its
 // per-e-mail limit. Only the per-IP sign-in limit is raised (a client signs in about once a second);
 // the per-e-mail limit and the global budget keep their defaults.
+import { perClient, seedAccounts } from '../lib/accounts.ts'
 import { compareHttp, httpResultParts, type Side } from '../lib/compare.ts'
 import { settings } from '../lib/settings.ts'
-import { API, PASSWORD, signUp } from '../lib/seed.ts'
+import { API, PASSWORD } from '../lib/seed.ts'
 import type { Scenario } from '../lib/scenario.ts'
-import type { Child } from '../lib/processes.ts'
 import { anotherBare, anotherService, bareFor, databaseFor, serviceFor } from '../lib/setup.ts'
 
 const TARGET = 0.85
@@ -24,39 +24,15 @@ const LIMITS = {
   RATE_LIMIT_GLOBAL: '6000'
 }
 
-/** n accounts through POST /auth/signup, a few at a time (each costs an argon2 hash) */
-async function seedAccounts (app: Child, n: number): Promise<string[]> {
-  const emails: string[] = []
-  let next = 0
-  const worker = async () => {
-    while (next < n) {
-      const i = next++
-      emails[i] = await signUp(app, `signin-${i}-${process.pid}@example.com`)
-    }
-  }
-  await Promise.all(Array.from({ length: 16 }, worker))
-  return emails
-}
-
-/** per connection: its own address (198.18.0.0/15, the benchmarking range) and its own accounts */
-function requestSets (emails: string[], connections: number) {
-  return Array.from({ length: connections }, (_, c) => {
-    const headers = { 'x-forwarded-for': `198.18.${c >> 8}.${(c & 255) + 1}` }
-    const mine = emails.filter((_, i) => i % connections === c)
-    return mine.map((email) => ({ headers, body: JSON.stringify({ email, password: PASSWORD }) }))
-  })
-}
-
 export const signin: Scenario = {
   name: 'signin',
   number: 3,
   title: 'POST /auth/signin',
   async run (ctx) {
     const db = await databaseFor(ctx, 'signin')
-    // accounts are made on a service with every limit raised (sign-up allows 10 an hour per address)
-    const seeder = await serviceFor(ctx, { name: 'seeder', databaseUrl: db.url })
-    const emails = await seedAccounts(seeder, settings.signinAccounts)
-    await seeder.stop()
+    // accounts are made on a seeder with every limit raised (bench/lib/accounts.ts), each then given a
+    // hash with the measured service's argon2 parameters
+    const emails = (await seedAccounts(ctx, db, settings.signinAccounts, { label: 'signin', serviceHash: true })).map((a) => a.email)
     if (emails.length < settings.connections * 10) console.log(`    (only ${emails.length} accounts: at -p 10 a connection has the same account in flight twice)`)
 
     const opts = {
@@ -68,7 +44,7 @@ export const signin: Scenario = {
     const app = await serviceFor(ctx, opts)
     // UV_THREADPOOL_SIZE, if set, reaches both processes alike (both inherit this environment)
     const bare = await bareFor(ctx, { BENCH_PASSWORD: PASSWORD })
-    const sets = requestSets(emails, settings.connections)
+    const sets = perClient(emails, settings.connections, (email) => ({ body: JSON.stringify({ email, password: PASSWORD }) }))
     const json = { 'content-type': 'application/json' }
     // 1,000 argon2 hashes in flight (-p 10) take far longer than autocannon's default 10 s timeout
     const timeout = 120

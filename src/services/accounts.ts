@@ -176,20 +176,20 @@ export function createAccountService (deps: Deps) {
     },
 
     async signin (email: string, password: string, meta: RequestMeta): Promise<SigninOutcome> {
-      // the two statements are independent: one round trip's wait instead of two
-      const [retryAfter, [user]] = await Promise.all([
-        claimAttempt(email),
-        signinUser.execute({ email })
-      ])
+      const attempt = await deps.passwords.attempt(async () => {
+        // the two statements are independent: one round trip's wait instead of two
+        const [retryAfter, [user]] = await Promise.all([claimAttempt(email), signinUser.execute({ email })])
+        if (retryAfter > 0) return { retryAfter, user, ok: false, rehash: false }
+        if (!user?.passwordHash) {
+          await deps.passwords.verifyDummy(password)
+          return { retryAfter, user, ok: false, rehash: false }
+        }
+        return { retryAfter, user, ...await deps.passwords.verify(user.passwordHash, password) }
+      })
+      const { retryAfter, user, ok, rehash } = attempt
       if (retryAfter > 0) return { ok: false, retryAfter }
-      if (!user?.passwordHash) {
-        await deps.passwords.verifyDummy(password)
+      if (!user || !ok) {
         await deps.audit.record(AUDIT.signinFailure, user?.id ?? null, meta)
-        return { ok: false, fieldError: { field: 'password', message: MESSAGES.wrongCredentials } }
-      }
-      const { ok, rehash } = await deps.passwords.verify(user.passwordHash, password)
-      if (!ok) {
-        await deps.audit.record(AUDIT.signinFailure, user.id, meta)
         return { ok: false, fieldError: { field: 'password', message: MESSAGES.wrongCredentials } }
       }
       if (rehash) await db.update(users).set({ passwordHash: await deps.passwords.hash(password) }).where(eq(users.id, user.id))

@@ -14,6 +14,12 @@ const COMMON = new Set((dictionary.passwords as string[]).map((p) => p.toLowerCa
 export function createPasswordService (params: Argon2Params, concurrency = 3) {
   const options = { type: argon2.argon2id as 2, ...params }
   const gate = createJobGate(concurrency)
+  // A sign-in's work up to the end of its hash (the backoff claim, the account's row, the hash) is
+  // admitted four times as many at a time as hashes run, the rest waiting here in arrival order:
+  // enough that claimed sign-ins are ready whenever a hash ends (while a claim's round trip is
+  // shorter than a hash), few enough that a flood's claims never fill the database pool ahead of the
+  // statements that answer a sign-in whose hash is done (docs/benchmarks.md, Sign-in under a flood).
+  const attempts = createJobGate(concurrency * 4)
   // Verifying against this keeps an unknown e-mail as slow as a wrong password.
   const dummy = gate.run(() => argon2.hash('dummy password for unknown accounts', options))
   // every verification counted: how the per-account backoff is shown to hold under concurrency
@@ -25,6 +31,11 @@ export function createPasswordService (params: Argon2Params, concurrency = 3) {
     get verifications () { return verifications },
     /** argon2 jobs in the thread pool now, waiting for it now, and the most ever in it at once */
     get pool () { return { running: gate.running, waiting: gate.waiting, peak: gate.peak } },
+    /** sign-in attempts admitted to their work up to the hash now, waiting now, and the most at once */
+    get attempts () { return { running: attempts.running, waiting: attempts.waiting, peak: attempts.peak } },
+
+    /** one sign-in's work up to the end of its hash, admitted with the others in arrival order */
+    attempt: <T>(work: () => Promise<T>) => attempts.run(work),
 
     hash: (password: string) => gate.run(() => argon2.hash(password, options)),
 

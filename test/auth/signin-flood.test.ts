@@ -44,6 +44,39 @@ t.test('a burst of sign-ins of distinct accounts: never more than the bound in t
   t.ok(await poolJob < ACCOUNTS / 2, 'the other pool job finished before most of the sign-ins: it did not wait behind every hash')
 })
 
+t.test('a burst of sign-ins: at most four times the bound claimed ahead of their hash, the first answered before the last is claimed', async (t) => {
+  const app = await build(t, { ...FAST_ARGON2, ...ROOMIER })
+  const accounts = []
+  for (let i = 0; i < ACCOUNTS * 3 / 2; i++) accounts.push(await registered(app))
+  const passwords = app.services.passwords
+
+  let waitingAtFirstAnswer = -1
+  const seen: number[] = []
+  const sample = setInterval(() => seen.push(passwords.attempts.running), 1)
+  const results = await Promise.all(accounts.map(async ({ email }, i) => {
+    const res = await signinFrom(app, ipv4(i + 1), email, GOOD_PASSWORD)
+    if (waitingAtFirstAnswer < 0) waitingAtFirstAnswer = passwords.attempts.waiting
+    return res
+  }))
+  clearInterval(sample)
+
+  t.ok(results.every((r) => r.statusCode === 200 && r.json().status === 'success'), 'every sign-in succeeded')
+  t.ok(passwords.attempts.peak <= 12, `at most 12 sign-ins between their claim and the end of their hash (peak ${passwords.attempts.peak})`)
+  t.ok(seen.every((n) => n <= 12), 'sampled while the burst ran, never above it')
+  t.ok(waitingAtFirstAnswer > 0, `the first sign-in was answered while ${waitingAtFirstAnswer} others had not yet been claimed: its work after the hash did not wait for theirs`)
+  t.same({ running: passwords.attempts.running, waiting: passwords.attempts.waiting }, { running: 0, waiting: 0 }, 'nothing left behind')
+})
+
+t.test('attempts refused by the backoff and wrong passwords leave their slot too', async (t) => {
+  const app = await build(t, { ...FAST_ARGON2, ...ROOMIER })
+  const { email } = await registered(app)
+  const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => signinFrom(app, ipv4(i + 1), email, 'wrong password')))
+  t.ok(answers.every((r) => r.statusCode === 200 || r.statusCode === 429), 'wrong password or backoff, nothing else')
+  t.same({ running: app.services.passwords.attempts.running, waiting: app.services.passwords.attempts.waiting }, { running: 0, waiting: 0 })
+  const ok = await signinFrom(app, ipv4(99), (await registered(app)).email, GOOD_PASSWORD)
+  t.equal(ok.json().status, 'success', 'a sign-in after them goes through')
+})
+
 t.test('the bound follows UV_THREADPOOL_SIZE, or ARGON2_CONCURRENCY when set', async (t) => {
   const small = await build(t, { ...FAST_ARGON2, ...ROOMIER, UV_THREADPOOL_SIZE: '1' })
   t.equal(small.config.argon2Concurrency, 1, 'a pool of one thread: still one hash at a time')
