@@ -9,8 +9,11 @@
 // a count is not a time (cache misses, branch mispredictions), so req/s stays the figure that counts
 // (npm run bench); this says whether a change moved the work.
 //
-// Each server is warmed up (BENCH_INSTR_WARMUP requests, 20,000), then callgrind counts
-// BENCH_INSTR_REQUESTS (3,000) over 10 keep-alive connections. Each side runs BENCH_INSTR_RUNS times
+// The service is asked on behalf of BENCH_INSTR_USERS (2,000) users, each signed in once (one session
+// each), in turn: every in-memory cache then sees as many keys as a real deployment, and a request
+// rarely finds what the one before it left (a single session would be answered from per-session
+// caches that no real traffic fills). Each server is warmed up (BENCH_INSTR_WARMUP requests, 20,000),
+// then callgrind counts BENCH_INSTR_REQUESTS (3,000) over 10 keep-alive connections. Each side runs BENCH_INSTR_RUNS times
 // (2) in fresh processes: now and then a process spends its life with one of Node's own object
 // literals on V8's slow path (README, Benchmarks), so the lowest count is the one compared. The part
 // spent compiling (TurboFan, Maglev) or in full collections is printed apart: it belongs to the
@@ -24,7 +27,7 @@ import { freshDatabase } from './lib/database.ts'
 import { startHarness } from './lib/harness.ts'
 import { startChild, type Child } from './lib/processes.ts'
 import { machineStart, round, writeResultFile } from './lib/results.ts'
-import { API, signedInUser } from './lib/seed.ts'
+import { API, signIn, signUp, type SignedIn } from './lib/seed.ts'
 import { startService } from './lib/service.ts'
 
 const run = promisify(execFile)
@@ -32,6 +35,7 @@ const env = process.env
 const WARMUP = Number(env.BENCH_INSTR_WARMUP || 20000)
 const REQUESTS = Number(env.BENCH_INSTR_REQUESTS || 3000)
 const RUNS = Math.max(1, Number(env.BENCH_INSTR_RUNS || 2))
+const USERS = Math.max(1, Number(env.BENCH_INSTR_USERS || 2000))
 const CONNECTIONS = 10
 // warm-up work that a longer warm-up would have left behind: the optimizing compilers, full GC
 const WARMUP_WORK = /v8::internal::compiler::|v8::internal::maglev::|Maglev|v8::internal::Compiler|v8::internal::Parser|Deoptimiz|MarkCompact|ConcurrentMarking|MarkingVisitor|Sweeper/
@@ -44,7 +48,7 @@ interface Case {
   name: string
   scenario: number
   /** what the service answers, for a signed-in user */
-  service: (user: { token: string, cookie: string }) => Target
+  service: (user: SignedIn) => Target
   bare: Target
 }
 
@@ -63,11 +67,14 @@ const CASES: Case[] = [
   }
 ]
 
-async function requests (child: Child, target: Target, count: number): Promise<Record<number, number>> {
+/** `count` requests, each to the next of `targets` in turn */
+async function requests (child: Child, targets: Target[], count: number): Promise<Record<number, number>> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS })
   const statuses: Record<number, number> = {}
   let left = count
+  let next = 0
   const one = () => new Promise<number>((resolve, reject) => {
+    const target = targets[next++ % targets.length]
     const req = http.request(`${child.url}${target.path}`, { method: target.method, agent, headers: target.headers }, (res) => {
       res.resume()
       res.on('end', () => resolve(res.statusCode ?? 0))
@@ -103,7 +110,7 @@ async function countOf (file: string, requests: number): Promise<Count> {
  * host: the HOST the child runs with. valgrind names the pipes callgrind_control talks through after
  * the process's USER and HOST, and the service is given HOST=127.0.0.1 (its listen address).
  */
-async function measure (start: (wrapper: string[]) => Promise<Child>, target: (child: Child) => Promise<Target>, out: string, host: string | undefined): Promise<Count> {
+async function measure (start: (wrapper: string[]) => Promise<Child>, target: (child: Child) => Promise<Target[]>, out: string, host: string | undefined): Promise<Count> {
   const child = await start(['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`])
   const control = (...args: string[]) => run('callgrind_control', [...args, String(child.proc.pid)], { env: { ...process.env, HOST: host } })
   try {
@@ -117,12 +124,22 @@ async function measure (start: (wrapper: string[]) => Promise<Child>, target: (c
     for (let i = 0; i < 300 && !existsSync(`${out}.1`); i++) await new Promise((resolve) => setTimeout(resolve, 100))
     if (!existsSync(`${out}.1`)) throw new Error(`callgrind wrote no dump of the counted requests (${out}.1)`)
     const bad = Object.keys({ ...warm, ...measured }).filter((s) => s !== '200')
-    if (bad.length) throw new Error(`${t.method} ${t.path} answered ${JSON.stringify({ warmUp: warm, counted: measured })}`)
+    if (bad.length) throw new Error(`${t[0].method} ${t[0].path} answered ${JSON.stringify({ warmUp: warm, counted: measured })}`)
   } finally {
     await child.stop()
   }
   // callgrind numbers its dumps: the first is the measured window
   return await countOf(`${out}.1`, REQUESTS)
+}
+
+/** `n` users, each signed up and signed in once, CONNECTIONS at a time */
+async function signedInUsers (child: Child, n: number): Promise<SignedIn[]> {
+  const users: SignedIn[] = []
+  let made = 0
+  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    while (made++ < n) users.push(await signIn(child, await signUp(child)))
+  }))
+  return users
 }
 
 try {
@@ -144,7 +161,7 @@ const machine = machineStart()
 const results: Record<string, unknown> = {}
 let seq = 0
 const print = (label: string, c: Count) => console.log(`    ${label.padEnd(34)} ${String(c.total).padStart(8)} instructions/request (${c.steady} without compiling and full GC)`)
-console.log(`instructions per request under callgrind: ${WARMUP} requests of warm-up, ${REQUESTS} counted, ${CONNECTIONS} connections, ${RUNS} runs per side`)
+console.log(`instructions per request under callgrind: ${WARMUP} requests of warm-up, ${REQUESTS} counted, ${CONNECTIONS} connections, ${RUNS} runs per side, ${USERS} signed-in users in turn`)
 try {
   for (const c of chosen) {
     console.log(`\n[${c.scenario}] ${c.name}`)
@@ -156,14 +173,14 @@ try {
         if (which === 'bare') {
           counts.push(await measure(
             (wrapper) => startChild({ name: `bare-${seq}`, script: 'bench/servers/bare.ts', logDir: h.run.logDir, readyPath: '/health', env: {}, wrapper, readyTimeoutMs: 300_000 }),
-            async () => c.bare, out, env.HOST))
+            async () => [c.bare], out, env.HOST))
         } else {
           const db = await freshDatabase(`instr_${c.name}`)
           try {
             counts.push(await measure(
               // cheap argon2 parameters: the sign-in before the count would otherwise take minutes under valgrind
               (wrapper) => startService(h.run, { name: `service-${seq}`, databaseUrl: db.url, wrapper, readyTimeoutMs: 300_000, env: { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' } }),
-              async (child) => c.service(await signedInUser(child)), out, '127.0.0.1'))
+              async (child) => (await signedInUsers(child, USERS)).map(c.service), out, '127.0.0.1'))
           } finally {
             await db.drop()
           }
@@ -180,7 +197,7 @@ try {
   }
   const file = writeResultFile('instructions', {
     what: 'user-space instructions per request under callgrind; ratio = bare / service of the lowest counts without compiling and full GC',
-    settings: { warmup: WARMUP, requests: REQUESTS, connections: CONNECTIONS, runs: RUNS },
+    settings: { warmup: WARMUP, requests: REQUESTS, connections: CONNECTIONS, runs: RUNS, users: USERS },
     cases: results,
     measuredAt: new Date().toISOString(),
     machine: machine()
