@@ -35,7 +35,7 @@ export interface BillingDeps {
   now?: () => number
   log?: Log
   /** a user's subscription changed here (src/services/accounts.ts drops its view of the account) */
-  accountChanged?: (userId: string) => void
+  accountChanges: { changed: (userId: string) => void }
 }
 
 type StripeOptions = NonNullable<ConstructorParameters<typeof Stripe>[1]>
@@ -282,7 +282,7 @@ export function createBillingService (deps: BillingDeps) {
       })
       return stale ? 'ignored' : 'applied'
     })
-    if (outcome === 'applied') deps.accountChanged?.(owner.id)
+    if (outcome === 'applied') deps.accountChanges.changed(owner.id)
     return outcome
   }
 

@@ -10,6 +10,7 @@ import { resolveFriendInterests, type FriendInterestIds, type FriendInterests, t
 import { BadRequest, Forbidden, notFound, PaymentRequired } from '../errors.ts'
 import { announce, appendEvent } from './report-events.ts'
 import { createViewCache } from './view-cache.ts'
+import type { AccountChanges } from './account-changes.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export const ACTIVE_SUBSCRIPTION = ['active', 'trialing']
@@ -30,8 +31,8 @@ export function createReportService (deps: {
   database: Database
   queue: ReportQueue
   now?: () => number
-  /** a user's credits changed here (src/services/accounts.ts drops its view of the account) */
-  accountChanged?: (userId: string) => void
+  /** told when a user's credits change here (src/services/account-changes.ts) */
+  accountChanges: Pick<AccountChanges, 'changed'>
 }) {
   const { database } = deps
   const db = database.db
@@ -145,7 +146,7 @@ export function createReportService (deps: {
         return { queued: true as const, jobId: claimed.jobId!, seq, creditHeld }
       })
       if (result.queued) {
-        if (result.creditHeld) deps.accountChanged?.(userId)
+        if (result.creditHeld) deps.accountChanges.changed(userId)
         await announce(database, reportId, [result.seq])
         await deps.queue.send(reportId, result.jobId)
       }

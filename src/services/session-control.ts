@@ -1,4 +1,4 @@
-// What a signed-in person can see and do with their own sessions (DESIGN 3.2, GET and DELETE
+// What a signed-in person can see and do with their own sessions (GET and DELETE
 // /auth/sessions), and the endings other account changes need: all but the caller's after a
 // password change, the password ones when Google takes over an unproven account. Every ending sets
 // ended_at, which revokes the session's JWTs on every instance (drizzle/0005's trigger), and is
@@ -18,7 +18,7 @@ export interface SessionListing {
 
 export interface SessionControlDeps {
   database: Database
-  /** the session service's own marking of ended sessions (resolved at call time) */
+  /** the session service's own marking of ended sessions (src/services/ended-sessions.ts) */
   announceEnded: (publicIds: string[]) => Promise<void>
   now?: () => number
 }

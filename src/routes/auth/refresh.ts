@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, FormResultSchema } from '../../../schemas/common.ts'
 import { Unauthorized } from '../../errors.ts'
-import type { CookieSession } from '../../plugins/auth.ts'
+import type { CookieSession } from '../../plugins/session-cookie.ts'
 import type { Config } from '../../config.ts'
 import { boundedMap, prefixedKeys } from '../../services/bounded-map.ts'
 import { clientOf } from '../../plugins/rate-limit.ts'
