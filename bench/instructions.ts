@@ -17,7 +17,9 @@
 // (2) in fresh processes: now and then a process spends its life with one of Node's own object
 // literals on V8's slow path (README, Benchmarks), so the lowest count is the one compared. The part
 // spent compiling (TurboFan, Maglev) or in full collections is printed apart: it belongs to the
-// warm-up, however long. Needs valgrind (Debian package valgrind). Writes bench/results/instructions.json.
+// warm-up, however long. BENCH_INSTR_SIDES=service counts the service alone (when comparing two
+// versions of it, the bare side does not change). Needs valgrind (Debian package valgrind). Writes
+// bench/results/instructions.json.
 import { execFile } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import http from 'node:http'
@@ -36,6 +38,7 @@ const WARMUP = Number(env.BENCH_INSTR_WARMUP || 20000)
 const REQUESTS = Number(env.BENCH_INSTR_REQUESTS || 3000)
 const RUNS = Math.max(1, Number(env.BENCH_INSTR_RUNS || 2))
 const USERS = Math.max(1, Number(env.BENCH_INSTR_USERS || 2000))
+const SIDES = (env.BENCH_INSTR_SIDES || 'bare,service').split(',').filter((s): s is 'bare' | 'service' => s === 'bare' || s === 'service')
 const CONNECTIONS = 10
 // warm-up work that a longer warm-up would have left behind: the optimizing compilers, full GC
 const WARMUP_WORK = /v8::internal::compiler::|v8::internal::maglev::|Maglev|v8::internal::Compiler|v8::internal::Parser|Deoptimiz|MarkCompact|ConcurrentMarking|MarkingVisitor|Sweeper/
@@ -165,8 +168,8 @@ console.log(`instructions per request under callgrind: ${WARMUP} requests of war
 try {
   for (const c of chosen) {
     console.log(`\n[${c.scenario}] ${c.name}`)
-    const sides: Side[] = []
-    for (const which of ['bare', 'service'] as const) {
+    const sides: Partial<Record<'bare' | 'service', Side>> = {}
+    for (const which of SIDES) {
       const counts: Count[] = []
       for (let i = 0; i < RUNS; i++) {
         const out = join(h.run.dir, `callgrind.${c.name}.${which}.${++seq}`)
@@ -188,16 +191,16 @@ try {
         print(`${which} run ${i + 1}`, counts[counts.length - 1])
       }
       const best = counts.reduce((a, b) => (b.steady < a.steady ? b : a))
-      sides.push({ counts, best })
+      sides[which] = { counts, best }
     }
-    const [bare, service] = sides
-    const ratio = round(bare.best.steady / service.best.steady)
-    console.log(`  => bare / service, lowest steady counts: ${bare.best.steady} / ${service.best.steady} = ${ratio}`)
-    results[c.name] = { scenario: c.scenario, bare: bare.counts, service: service.counts, ratio }
+    const { bare, service } = sides
+    const ratio = bare && service ? round(bare.best.steady / service.best.steady) : null
+    if (ratio !== null) console.log(`  => bare / service, lowest steady counts: ${bare!.best.steady} / ${service!.best.steady} = ${ratio}`)
+    results[c.name] = { scenario: c.scenario, bare: bare?.counts, service: service?.counts, ratio }
   }
   const file = writeResultFile('instructions', {
     what: 'user-space instructions per request under callgrind; ratio = bare / service of the lowest counts without compiling and full GC',
-    settings: { warmup: WARMUP, requests: REQUESTS, connections: CONNECTIONS, runs: RUNS, users: USERS },
+    settings: { warmup: WARMUP, requests: REQUESTS, connections: CONNECTIONS, runs: RUNS, users: USERS, sides: SIDES },
     cases: results,
     measuredAt: new Date().toISOString(),
     machine: machine()
