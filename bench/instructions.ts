@@ -9,10 +9,12 @@
 // a count is not a time (cache misses, branch mispredictions), so req/s stays the figure that counts
 // (npm run bench); this says whether a change moved the work.
 //
-// The service is asked on behalf of BENCH_INSTR_USERS (2,000) users, each signed in once (one session
-// each), in turn: every in-memory cache then sees as many keys as a real deployment, and a request
+// The service is asked on behalf of BENCH_INSTR_USERS (2,000) users, each with one session, in turn: every in-memory cache then sees as many keys as a real deployment, and a request
 // rarely finds what the one before it left (a single session would be answered from per-session
-// caches that no real traffic fills). Each server is warmed up (BENCH_INSTR_WARMUP requests, 20,000),
+// caches that no real traffic fills). One user signs up and signs in through the API; the others are
+// copies of its rows made in SQL (users and sessions), their cookies and tokens signed here with the
+// service's secrets, as the service signs them: 4,000 password hashes under valgrind would take
+// longer than the count itself. Each server is warmed up (BENCH_INSTR_WARMUP requests, 20,000),
 // then callgrind counts BENCH_INSTR_REQUESTS (3,000) over 10 keep-alive connections. Each side runs BENCH_INSTR_RUNS times
 // (2) in fresh processes: now and then a process spends its life with one of Node's own object
 // literals on V8's slow path (README, Benchmarks), so the lowest count is the one compared. The part
@@ -29,6 +31,9 @@ import { freshDatabase } from './lib/database.ts'
 import { startHarness } from './lib/harness.ts'
 import { startChild, type Child } from './lib/processes.ts'
 import { machineStart, round, writeResultFile } from './lib/results.ts'
+import { Signer } from '@fastify/cookie'
+import { createSigner } from 'fast-jwt'
+import postgres from 'postgres'
 import { API, signIn, signUp, type SignedIn } from './lib/seed.ts'
 import { startService } from './lib/service.ts'
 
@@ -135,14 +140,38 @@ async function measure (start: (wrapper: string[]) => Promise<Child>, target: (c
   return await countOf(`${out}.1`, REQUESTS)
 }
 
-/** `n` users, each signed up and signed in once, CONNECTIONS at a time */
-async function signedInUsers (child: Child, n: number): Promise<SignedIn[]> {
-  const users: SignedIn[] = []
-  let made = 0
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (made++ < n) users.push(await signIn(child, await signUp(child)))
-  }))
-  return users
+/**
+ * `n` signed-in users, one session each: the first signed up and in through the API, the others
+ * copies of its users and sessions rows with new ids, their cookies and tokens signed with the
+ * service's secrets (the first one's cookie is checked against what the service sent).
+ */
+async function signedInUsers (child: Child, databaseUrl: string, secrets: { jwtSecret: string, sessionSecret: string }, n: number): Promise<SignedIn[]> {
+  const first = await signIn(child, await signUp(child))
+  const signer = new Signer([secrets.sessionSecret], 'sha256')
+  const cookieOf = (sid: string) => `sid=${encodeURIComponent(signer.sign(sid))}`
+  const sign = createSigner({ key: secrets.jwtSecret, algorithm: 'HS256', expiresIn: 86_400_000 })
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} })
+  try {
+    const [{ id }] = await sql<Array<{ id: string }>>`select id from sessions where ended_at is null`
+    if (cookieOf(id) !== first.cookie) throw new Error('the session cookie is not signed as the service signs it')
+    const rows = await sql<Array<{ sid: string, publicId: string, userId: string, email: string }>>`
+      with u as (
+        insert into users select (jsonb_populate_record(null::users, to_jsonb(o) || jsonb_build_object(
+          'id', gen_random_uuid(), 'email', 'instr-' || g || '-' || o.email))).*
+        from users o, generate_series(2, ${n}) g
+        returning id, email
+      ), s as (
+        insert into sessions select (jsonb_populate_record(null::sessions, to_jsonb(o) || jsonb_build_object(
+          'id', replace(gen_random_uuid()::text, '-', ''), 'public_id', gen_random_uuid(), 'user_id', u.id))).*
+        from sessions o, u where o.id = ${id}
+        returning id, public_id, user_id
+      )
+      select s.id as sid, s.public_id::text as "publicId", s.user_id::text as "userId", u.email from s join u on u.id = s.user_id`
+    const iat = Math.floor(Date.now() / 1000)
+    return [first, ...rows.map((r) => ({ email: r.email, cookie: cookieOf(r.sid), token: sign({ sub: r.userId, sid: r.publicId, iat }) }))]
+  } finally {
+    await sql.end({ timeout: 5 })
+  }
 }
 
 try {
@@ -183,7 +212,7 @@ try {
             counts.push(await measure(
               // cheap argon2 parameters: the sign-in before the count would otherwise take minutes under valgrind
               (wrapper) => startService(h.run, { name: `service-${seq}`, databaseUrl: db.url, wrapper, readyTimeoutMs: 300_000, env: { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' } }),
-              async (child) => (await signedInUsers(child, USERS)).map(c.service), out, '127.0.0.1'))
+              async (child) => (await signedInUsers(child, db.url, h.run, USERS)).map(c.service), out, '127.0.0.1'))
           } finally {
             await db.drop()
           }

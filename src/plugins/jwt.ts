@@ -102,17 +102,8 @@ async function jwtPlugin (app: FastifyInstance, opts: JwtPluginOptions) {
   })
 
   // A token is a function of its claims alone (sub, sid, iat in whole seconds, exp = iat + JWT_TTL):
-  // a session refreshed again within the same second gets the token it got the first time, the same
-  // bytes a new signature would make, without signing again. Bounded, oldest first out.
-  const issued = boundedMap<{ sub: string, iat: number, token: string }>(10_000)
-  app.decorate('issueToken', (user: AuthUser) => {
-    const iat = Math.floor(Date.now() / 1000)
-    const known = issued.get(user.sid)
-    if (known && known.iat === iat && known.sub === user.id) return known.token
-    const token = app.jwt.sign({ sub: user.id, sid: user.sid, iat })
-    issued.set(user.sid, { sub: user.id, iat, token })
-    return token
-  })
+  // a session refreshed again within the same second gets the same bytes.
+  app.decorate('issueToken', (user: AuthUser) => app.jwt.sign({ sub: user.id, sid: user.sid, iat: Math.floor(Date.now() / 1000) }))
 }
 
 // identify falls back to the session cookie

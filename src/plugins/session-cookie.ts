@@ -31,8 +31,6 @@ declare module 'fastify' {
     cookieReader: FastifyPluginAsync
     /** in a cookieReader scope: the live session the request's signed session cookie names, or null */
     readSessionCookie: (request: FastifyRequest) => Promise<CookieSession | null>
-    /** readSessionCookie answered from memory, without a wait; undefined when it needs the database */
-    readSessionCookieKept: (request: FastifyRequest) => CookieSession | null | undefined
     /** in a cookieReader scope: roll the session on and send its cookie again; false if it has ended meanwhile */
     rollSessionCookie: (reply: FastifyReply, cookie: CookieSession) => Promise<boolean>
   }
@@ -87,22 +85,13 @@ async function sessionCookiePlugin (app: FastifyInstance, opts: SessionCookieOpt
   app.decorate('sessionCookie', fp(async (scope: FastifyInstance) => withSession(scope, opts, signer)))
   app.decorate('cookieReader', fp(async (scope: FastifyInstance) => { await scope.register(cookie) }))
 
-  function verifiedSessionId (request: FastifyRequest) {
+  app.decorate('readSessionCookie', async (request: FastifyRequest): Promise<CookieSession | null> => {
     const value = request.cookies?.[SESSION_COOKIE]
     if (!value) return null
     const unsigned = signer.unsign(value)
-    return unsigned.valid && unsigned.value ? { sid: unsigned.value, renew: unsigned.renew } : null
-  }
-  app.decorate('readSessionCookie', async (request: FastifyRequest): Promise<CookieSession | null> => {
-    const cookie = verifiedSessionId(request)
-    const live = cookie && await sessions.live(cookie.sid)
-    return live ? { session: live, renew: cookie.renew } : null
-  })
-  app.decorate('readSessionCookieKept', (request: FastifyRequest) => {
-    const cookie = verifiedSessionId(request)
-    if (!cookie) return null
-    const live = sessions.liveKept(cookie.sid)
-    return live ? { session: live, renew: cookie.renew } : live
+    if (!unsigned.valid || !unsigned.value) return null
+    const live = await sessions.live(unsigned.value)
+    return live ? { session: live, renew: unsigned.renew } : null
   })
 
   app.decorate('rollSessionCookie', async (reply: FastifyReply, { session }: CookieSession) => {

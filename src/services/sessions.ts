@@ -188,14 +188,10 @@ export function createSessionService (deps: SessionServiceDeps) {
       return !kept || rollsOn(kept)
     },
 
-    /**
-     * live() answered from memory, without a wait: the signed-in session of a kept row that is still
-     * live, or null for a kept live row of no user; undefined when no live row is kept (none, or
-     * expired by its kept expiry, or ended), for live() to read the database.
-     */
-    liveKept (sid: string): LiveSession | null | undefined {
+    /** whether a live row of this session is kept in memory: live() then reads no database */
+    isKept (sid: string): boolean {
       const kept = rows.peek(sid)
-      return kept !== undefined && live(kept) ? asSession(sid, kept) : undefined
+      return kept !== undefined && live(kept)
     },
 
     /** the signed-in session of a (verified) session id, if it is live: unexpired, not ended */
