@@ -43,6 +43,8 @@ const WARMUP = Number(env.BENCH_INSTR_WARMUP || 20000)
 const REQUESTS = Number(env.BENCH_INSTR_REQUESTS || 3000)
 const RUNS = Math.max(1, Number(env.BENCH_INSTR_RUNS || 2))
 const USERS = Math.max(1, Number(env.BENCH_INSTR_USERS || 2000))
+// a server starting under valgrind on a loaded machine takes minutes (BENCH_INSTR_READY_S)
+const READY_MS = Number(env.BENCH_INSTR_READY_S || 1800) * 1000
 const SIDES = (env.BENCH_INSTR_SIDES || 'bare,service').split(',').filter((s): s is 'bare' | 'service' => s === 'bare' || s === 'service')
 const CONNECTIONS = 10
 // warm-up work that a longer warm-up would have left behind: the optimizing compilers, full GC
@@ -204,14 +206,14 @@ try {
         const out = join(h.run.dir, `callgrind.${c.name}.${which}.${++seq}`)
         if (which === 'bare') {
           counts.push(await measure(
-            (wrapper) => startChild({ name: `bare-${seq}`, script: 'bench/servers/bare.ts', logDir: h.run.logDir, readyPath: '/health', env: {}, wrapper, readyTimeoutMs: 300_000 }),
+            (wrapper) => startChild({ name: `bare-${seq}`, script: 'bench/servers/bare.ts', logDir: h.run.logDir, readyPath: '/health', env: {}, wrapper, readyTimeoutMs: READY_MS }),
             async () => [c.bare], out, env.HOST))
         } else {
           const db = await freshDatabase(`instr_${c.name}`)
           try {
             counts.push(await measure(
               // cheap argon2 parameters: the sign-in before the count would otherwise take minutes under valgrind
-              (wrapper) => startService(h.run, { name: `service-${seq}`, databaseUrl: db.url, wrapper, readyTimeoutMs: 300_000, env: { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' } }),
+              (wrapper) => startService(h.run, { name: `service-${seq}`, databaseUrl: db.url, wrapper, readyTimeoutMs: READY_MS, env: { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' } }),
               async (child) => (await signedInUsers(child, db.url, h.run, USERS)).map(c.service), out, '127.0.0.1'))
           } finally {
             await db.drop()

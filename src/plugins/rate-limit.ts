@@ -129,4 +129,4 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
   })
 }
 
-export default fp(rateLimitPlugin, { name: 'rate-limit', dependencies: ['auth', 'metrics'] })
+export default fp(rateLimitPlugin, { name: 'rate-limit', dependencies: ['jwt', 'metrics'] })
