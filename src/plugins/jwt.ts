@@ -7,7 +7,7 @@ import jwt from '@fastify/jwt'
 import { createVerifier } from 'fast-jwt'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Unauthorized } from '../errors.ts'
-import { boundedMap } from '../services/bounded-map.ts'
+import { createViewCache } from '../services/view-cache.ts'
 
 /** expMs: when the Bearer token it came with expires (none for the session cookie) */
 export interface AuthUser { id: string, sid: string, expMs?: number }
@@ -45,15 +45,15 @@ async function jwtPlugin (app: FastifyInstance, opts: JwtPluginOptions) {
   })
   const previous = opts.previousSecrets.map((key) => createVerifier({ key, algorithms: ['HS256'], cache: true, requiredClaims: REQUIRED_CLAIMS }))
 
-  // Tokens verified already, until they expire: a Bearer request then costs a Map lookup rather than
-  // a SHA-256 of the token (fast-jwt's cache key) and its checks. Bounded, oldest first out. Keyed by
-  // the token's last 43 characters (an HS256 signature), the whole token then compared: every request
-  // brings its token as a new string, which V8 hashes whole to look it up, 200 characters and more.
-  const verified = boundedMap<{ token: string, id: string, sid: string, expMs: number }>(10_000)
+  // Tokens verified already, until they expire: a Bearer request then costs a lookup rather than a
+  // SHA-256 of the token (fast-jwt's cache key) and its checks (see docs/benchmarks.md, Caches on the
+  // hot paths). Keyed by the token's last 43 characters (an HS256 signature), the whole token then
+  // compared: every request brings its token as a new string, which V8 hashes whole to look it up.
+  const verified = createViewCache<{ token: string, id: string, sid: string, expMs: number }>({ maxEntries: 10_000, ttlMs: opts.ttl * 1000 })
   const signatureOf = (token: string) => token.slice(-43)
 
   function claimsOf (token: string): { id: string, sid: string, expMs: number } | null {
-    const known = verified.get(signatureOf(token))
+    const known = verified.peek(signatureOf(token))
     if (known && known.token === token && known.expMs > Date.now()) return known
     let claims: Record<string, unknown> | undefined
     try {
