@@ -5,7 +5,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
 import type { MailService } from './services/mail.ts'
-import { createSessionService } from './services/sessions.ts'
 import { genReqId, loggerOptions, requestLogger } from './logger.ts'
 import { createMetrics } from './services/metrics.ts'
 
@@ -16,7 +15,11 @@ import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/err
 import securityPlugin from './plugins/security.ts'
 import eventsPlugin from './plugins/events.ts'
 import servicesPlugin from './plugins/services.ts'
-import authPlugin from './plugins/auth.ts'
+import sessionsPlugin from './plugins/sessions.ts'
+import accountChangesPlugin from './plugins/account-changes.ts'
+import sessionCookiePlugin from './plugins/session-cookie.ts'
+import jwtPlugin from './plugins/jwt.ts'
+import originCheckPlugin from './plugins/origin-check.ts'
 import rateLimitPlugin from './plugins/rate-limit.ts'
 import queuePlugin from './plugins/queue.ts'
 import staticPlugin from './plugins/static.ts'
@@ -100,21 +103,19 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     googleSignIn: config.google.clientIds.length > 0
   })
   await app.register(eventsPlugin)
+  await app.register(sessionsPlugin, {
+    idleSeconds: config.session.idleTtl, absoluteSeconds: config.session.absoluteTtl, jwtTtlSeconds: config.jwt.ttl, reconcileS: config.sessionReconcileS, now: deps.now
+  })
+  await app.register(accountChangesPlugin)
   // before the queue, so that on close the streams end first, not after the workers stop
   await app.register(ssePlugin, { heartbeatS: config.sseHeartbeatS, maxStreamsPerUser: config.sseMaxStreamsPerUser })
   await app.register(queuePlugin, { ...config.queue, workers: config.workers, now: deps.now, observeJob: metrics?.observeJob })
   await app.register(metricsPlugin, { metrics })
   await app.register(servicesPlugin, { config, now: deps.now, mail: deps.mail })
-  await app.register(authPlugin, {
-    sessions: createSessionService({
-      database: app.database, idleSeconds: config.session.idleTtl, absoluteSeconds: config.session.absoluteTtl, jwtTtlSeconds: config.jwt.ttl, now: deps.now
-    }),
-    jwt: config.jwt,
-    session: config.session,
-    reconcileS: config.sessionReconcileS,
-    allowHttp: config.allowHttp,
-    allowedOrigins: [new URL(config.publicUrl).origin, ...config.corsOrigins]
-  })
+  // authentication: the session cookie, Bearer JWTs, and the Origin check of cookie calls
+  await app.register(sessionCookiePlugin, { session: config.session, allowHttp: config.allowHttp })
+  await app.register(jwtPlugin, config.jwt)
+  await app.register(originCheckPlugin, { allowedOrigins: [new URL(config.publicUrl).origin, ...config.corsOrigins] })
   await app.register(rateLimitPlugin, { limits: config.rateLimits, redisUrl: config.redisUrl })
   // before the routes: its onRoute hook collects every route's schema
   await app.register(openApiPlugin, { prefix: API_PREFIX, version: '1.0.0' })

@@ -24,12 +24,10 @@ export interface QueuePluginOptions extends QueueOptions {
 async function queuePlugin (app: FastifyInstance, opts: QueuePluginOptions) {
   const boss = await startQueue(app.database, opts, app.log)
   app.decorate('queue', { boss, reports: reportQueue(boss, opts) })
-  // the services plugin comes after this one: the account service is looked up when a refund happens
-  const accountChanged = (userId: string) => app.services.accounts.changed(userId)
-  await startWorkers(boss, createReportGenerator({ database: app.database, now: opts.now, accountChanged }), opts.workers, opts.observeJob)
+  await startWorkers(boss, createReportGenerator({ database: app.database, now: opts.now, accountChanges: app.accountChanges }), opts.workers, opts.observeJob)
   app.addHook('preClose', async () => {
     await boss.stop({ graceful: true, wait: true, timeout: 8000 })
   })
 }
 
-export default fp(queuePlugin, { name: 'queue', dependencies: ['db'] })
+export default fp(queuePlugin, { name: 'queue', dependencies: ['db', 'account-changes'] })

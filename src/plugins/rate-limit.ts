@@ -10,7 +10,6 @@ import { Redis } from 'ioredis'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { statusMessages, TooManyRequests } from '../errors.ts'
-import { prefixedKeys } from '../services/bounded-map.ts'
 import { clientKey } from '../services/client-address.ts'
 import { createLimitStores } from '../services/limit-store.ts'
 
@@ -78,14 +77,12 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
   }
   app.metrics?.watchRateLimits(stores)
 
-  const userKey = prefixedKeys('u:')
-  const ipKey = prefixedKeys('ip:')
   await app.register(rateLimit, {
     global: true,
     hook: 'preHandler', // after authentication, so a signed-in user has a budget of their own
     max: limits.global,
     timeWindow: '1 minute',
-    keyGenerator: (request) => request.user?.id ? userKey(request.user.id) : ipKey(clientOf(request)),
+    keyGenerator: (request) => request.user?.id ? `u:${request.user.id}` : `ip:${clientOf(request)}`,
     store: stores.Store as never,
     errorResponseBuilder: () => new TooManyRequests()
   })
@@ -132,4 +129,4 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
   })
 }
 
-export default fp(rateLimitPlugin, { name: 'rate-limit', dependencies: ['auth', 'metrics'] })
+export default fp(rateLimitPlugin, { name: 'rate-limit', dependencies: ['jwt', 'metrics'] })

@@ -28,8 +28,7 @@ async function ssePlugin (app: FastifyInstance, opts: SsePluginOptions) {
     store: eventStore(app.database.db),
     log: app.log,
     maxStreamsPerUser: opts.maxStreamsPerUser,
-    // the session service is the auth plugin's, registered after this one: asked at call time
-    sessionEnded: (sid) => app.sessions.isEnded(sid)
+    sessionEnded: app.sessions.isEnded
   })
   app.decorate('sseHub', hub)
   await app.events.on(REPORT_EVENTS_CHANNEL, hub.notify, hub.relisten)
@@ -47,7 +46,7 @@ async function ssePlugin (app: FastifyInstance, opts: SsePluginOptions) {
   })
   // Every way this instance learns a session ended (its own sign-out, a NOTIFY, a reconcile) ends
   // that session's streams here.
-  app.addHook('onReady', async () => { app.sessions.onEnded(hub.endSession) })
+  app.sessions.onEnded(hub.endSession)
 
   const heartbeat = setInterval(() => hub.ping(), opts.heartbeatS * 1000)
   heartbeat.unref()
@@ -61,4 +60,4 @@ async function ssePlugin (app: FastifyInstance, opts: SsePluginOptions) {
   })
 }
 
-export default fp(ssePlugin, { name: 'sse', dependencies: ['db', 'events'] })
+export default fp(ssePlugin, { name: 'sse', dependencies: ['db', 'events', 'sessions'] })

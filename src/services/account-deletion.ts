@@ -17,6 +17,7 @@ import { stripeClientOptions, type BillingConfig } from './billing-stripe.ts'
 import type { GoogleVerification } from './google.ts'
 import type { PasswordService } from './passwords.ts'
 import { FINAL_STATUSES } from './subscription-state.ts'
+import type { AccountChanges } from './account-changes.ts'
 
 export type DeletionProof = { password?: string, clientId?: string, credential?: string }
 
@@ -44,7 +45,7 @@ interface Deps {
   verifyGoogle: (clientId: string, credential: string) => Promise<GoogleVerification>
   /** the session service's marking of ended sessions */
   announceEnded: (publicIds: string[]) => Promise<void>
-  accountChanged?: (userId: string) => void
+  accountChanges: Pick<AccountChanges, 'changed'>
   stripe: BillingConfig
   log: Log
   now?: () => number
@@ -123,7 +124,7 @@ export function createAccountDeletionService (deps: Deps) {
         return rows.map((r) => r.publicId)
       })
       if (ended.length) await deps.announceEnded(ended)
-      deps.accountChanged?.(userId)
+      deps.accountChanges.changed(userId)
       return { status: 'deleted' }
     }
   }

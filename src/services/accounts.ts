@@ -13,6 +13,7 @@ import type { PasswordService } from './passwords.ts'
 import type { PromocodeService } from './promocodes.ts'
 import { currentSubscription } from './subscription-state.ts'
 import { createViewCache } from './view-cache.ts'
+import type { AccountChanges } from './account-changes.ts'
 
 export const CONFIRM_TTL_MS = 7 * 24 * 3600 * 1000
 /** the NOTIFY channel of drizzle/0003's triggers: a user id whose row or subscriptions changed */
@@ -47,6 +48,8 @@ interface Deps {
   promocodes: PromocodeService
   publicUrl: string
   signupFreeReports: number
+  /** the view below listens to it: the next info() of a changed account reads it again */
+  accountChanges: AccountChanges
   now?: () => number
 }
 
@@ -126,6 +129,7 @@ export function createAccountService (deps: Deps) {
   // GET /auth/info comes with every page load and poll of a client: served from memory, one entry
   // per user, dropped when the account changes (src/services/view-cache.ts). An unknown user is not kept.
   const infoView = createViewCache({ load: loadInfo, keep: (v) => v !== null, maxEntries: 100_000, ttlMs: 60_000 })
+  deps.accountChanges.on({ changed: (userId) => { infoView.invalidate(userId) }, missed: () => { infoView.clear() } })
 
   return {
     async signup (input: SignupInput, meta: RequestMeta) {
@@ -225,12 +229,7 @@ export function createAccountService (deps: Deps) {
     },
 
     /** what GET /auth/info shows, from memory while the account is unchanged */
-    info: (userId: string) => infoView.get(userId),
-
-    /** the account changed (this process wrote it, or a NOTIFY said so): the next info() reads it again */
-    changed: (userId: string) => { infoView.invalidate(userId) },
-    /** the LISTEN connection (re)connected: notifications may have been missed */
-    forgetAll: () => { infoView.clear() }
+    info: (userId: string) => infoView.get(userId)
   }
 }
 

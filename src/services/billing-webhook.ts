@@ -59,7 +59,7 @@ export interface WebhookDeps {
   now: () => number
   log: BillingLog
   /** a user's subscription changed here (src/services/accounts.ts drops its view of the account) */
-  accountChanged?: (userId: string) => void
+  accountChanges: { changed: (userId: string) => void }
 }
 
 export function createWebhookHandler (deps: WebhookDeps) {
@@ -97,7 +97,7 @@ export function createWebhookHandler (deps: WebhookDeps) {
     }
     const recorded = await queries.saveSubscription(event, sub, owner)
     const outcome: Outcome = !recorded ? 'duplicate' : stale ? 'ignored' : 'applied'
-    if (outcome === 'applied') deps.accountChanged?.(owner.id)
+    if (outcome === 'applied') deps.accountChanges.changed(owner.id)
     return outcome
   }
 

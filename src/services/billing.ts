@@ -24,7 +24,7 @@ export interface BillingDeps {
   now?: () => number
   log?: BillingLog
   /** a user's subscription changed here (src/services/accounts.ts drops its view of the account) */
-  accountChanged?: (userId: string) => void
+  accountChanges: { changed: (userId: string) => void }
 }
 
 export function createBillingService (deps: BillingDeps) {
@@ -35,7 +35,7 @@ export function createBillingService (deps: BillingDeps) {
   const { call } = stripe
   const queries = billingQueries(deps.database.db, now)
   const webhook = createWebhookHandler({
-    stripe, queries, webhookSecret: config.webhookSecret, priceId: config.priceId, now, log, accountChanged: deps.accountChanged
+    stripe, queries, webhookSecret: config.webhookSecret, priceId: config.priceId, now, log, accountChanges: deps.accountChanges
   })
 
   function redirectUrl (field: string, value: string): string {

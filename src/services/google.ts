@@ -7,6 +7,7 @@ import type { Database } from '../db/client.ts'
 import { users } from '../db/schema.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
 import type { MailService } from './mail.ts'
+import type { AccountChanges } from './account-changes.ts'
 
 export const GOOGLE_FAILED = 'Google sign-in failed'
 // The library also accepts its universe domain as an issuer; Google's ID tokens carry only these two.
@@ -95,8 +96,8 @@ interface AccountDeps {
   mail: MailService
   /** ends every session of a user not signed in with Google, and announces it (src/services/session-control.ts) */
   endPasswordSessionsOfUser: (userId: string) => Promise<void>
-  /** a user's account changed here (src/services/accounts.ts drops its view of it) */
-  accountChanged?: (userId: string) => void
+  /** told when a user's account changes here (src/services/account-changes.ts) */
+  accountChanges: Pick<AccountChanges, 'changed'>
   signupFreeReports: number
   now?: () => number
 }
@@ -140,7 +141,7 @@ export function createGoogleAccountService (deps: AccountDeps) {
         .where(and(eq(users.id, before.id), isNull(users.googleSub), eq(users.passwordProven, before.passwordProven)))
         .returning({ id: users.id })
       if (!linked) return null // changed under us: try again
-      deps.accountChanged?.(linked.id)
+      deps.accountChanges.changed(linked.id)
       if (dropPassword) {
         await deps.endPasswordSessionsOfUser(linked.id)
         await deps.audit.record(AUDIT.passwordRemoved, linked.id, meta)
@@ -195,7 +196,7 @@ export function createGoogleAccountService (deps: AccountDeps) {
       const rows = await db.update(users).set({ googleSub: null })
         .where(and(eq(users.id, userId), isNotNull(users.passwordHash))).returning({ id: users.id })
       if (!rows.length) return 'no-password'
-      deps.accountChanged?.(userId)
+      deps.accountChanges.changed(userId)
       await deps.audit.record(AUDIT.idpUnlink, userId, meta)
       return 'ok'
     }

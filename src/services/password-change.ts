@@ -11,6 +11,7 @@ import type { SigninOutcome } from './accounts.ts'
 import type { MailService } from './mail.ts'
 import type { PasswordService } from './passwords.ts'
 import type { SessionControl } from './session-control.ts'
+import type { AccountChanges } from './account-changes.ts'
 
 export const CHANGE_MESSAGES = {
   wrongCurrent: 'Your current password is wrong',
@@ -31,7 +32,7 @@ interface Deps {
   sessionControl: SessionControl
   /** the sign-in's check of an address and password (src/services/accounts.ts) */
   checkPassword: (email: string, password: string, meta: RequestMeta) => Promise<SigninOutcome>
-  accountChanged?: (userId: string) => void
+  accountChanges: Pick<AccountChanges, 'changed'>
 }
 
 export function createPasswordChangeService (deps: Deps) {
@@ -57,7 +58,7 @@ export function createPasswordChangeService (deps: Deps) {
       const proven = method === 'google' || (method === 'password' && user.passwordProven)
       const passwordHash = await deps.passwords.hash(body.newPassword)
       await db.update(users).set({ passwordHash, passwordProven: proven }).where(eq(users.id, userId))
-      deps.accountChanged?.(userId)
+      deps.accountChanges.changed(userId)
       await deps.sessionControl.endOthers(userId, publicId)
       await deps.audit.record(AUDIT.passwordChange, userId, meta)
       deps.mail.sendLater({

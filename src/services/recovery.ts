@@ -8,6 +8,7 @@ import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
 import { hashLinkSecret, newLinkSecret } from './link-secrets.ts'
 import type { MailService } from './mail.ts'
 import type { PasswordService } from './passwords.ts'
+import type { AccountChanges } from './account-changes.ts'
 
 export const RECOVERY_TTL_MS = 3600 * 1000
 export const INVALID_LINK = 'This link is invalid or has expired'
@@ -21,8 +22,8 @@ interface Deps {
   audit: AuditService
   /** ends every session of a user and announces it (the session service, resolved at call time) */
   endSessionsOfUser: (userId: string) => Promise<void>
-  /** a user's account changed here (src/services/accounts.ts drops its view of it) */
-  accountChanged?: (userId: string) => void
+  /** told when a user's account changes here (src/services/account-changes.ts) */
+  accountChanges: Pick<AccountChanges, 'changed'>
   publicUrl: string
   now?: () => number
 }
@@ -109,7 +110,7 @@ export function createRecoveryService (deps: Deps) {
         return used.userId
       })
       if (!userId) return invalidLink
-      deps.accountChanged?.(userId)
+      deps.accountChanges.changed(userId)
 
       await deps.endSessionsOfUser(userId)
       // The owner has just proven the mailbox: a sign-in backoff built up by someone else ends here.

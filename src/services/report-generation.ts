@@ -8,12 +8,14 @@ import { computeReport, formatMonth, toMonth } from '../engine/index.ts'
 import { announce, appendEvent, type ReportStage } from './report-events.ts'
 import { loadReportInput } from './report-loader.ts'
 import type { StoredProfile } from './reports.ts'
+import type { AccountChanges } from './account-changes.ts'
 
 export function createReportGenerator (deps: {
   database: Database
   now?: () => number
-  /** a refund changed a user's credits (this process's view of the account is dropped at once) */
-  accountChanged?: (userId: string) => void
+  /** told when a refund changes a user's credits (src/services/account-changes.ts); a process without
+   * in-memory views of accounts (the worker CLI) has none: the users row's trigger tells the others */
+  accountChanges?: Pick<AccountChanges, 'changed'>
 }) {
   const { database } = deps
   const db = database.db
@@ -85,7 +87,7 @@ export function createReportGenerator (deps: {
           (row.stage ?? 'queued') as ReportStage)
         return { seqs, refunded: row.creditHeld ? row.userId : null }
       })
-      if (refunded) deps.accountChanged?.(refunded)
+      if (refunded) deps.accountChanges?.changed(refunded)
       await announce(database, reportId, seqs)
     }
   }

@@ -11,6 +11,7 @@ import { BadRequest, Forbidden, notFound, PaymentRequired } from '../errors.ts'
 import { announce, appendEvent } from './report-events.ts'
 import { entitlingSubscriptionOf } from './subscription-state.ts'
 import { createViewCache } from './view-cache.ts'
+import type { AccountChanges } from './account-changes.ts'
 
 /** the NOTIFY channel of drizzle/0003's trigger: the id of a ready report that changed (was deleted) */
 export const REPORT_CHANGED_CHANNEL = 'report_changed'
@@ -29,8 +30,8 @@ export function createReportService (deps: {
   database: Database
   queue: ReportQueue
   now?: () => number
-  /** a user's credits changed here (src/services/accounts.ts drops its view of the account) */
-  accountChanged?: (userId: string) => void
+  /** told when a user's credits change here (src/services/account-changes.ts) */
+  accountChanges: Pick<AccountChanges, 'changed'>
 }) {
   const { database } = deps
   const db = database.db
@@ -144,7 +145,7 @@ export function createReportService (deps: {
         return { queued: true as const, jobId: claimed.jobId!, seq, creditHeld }
       })
       if (result.queued) {
-        if (result.creditHeld) deps.accountChanged?.(userId)
+        if (result.creditHeld) deps.accountChanges.changed(userId)
         await announce(database, reportId, [result.seq])
         await deps.queue.send(reportId, result.jobId)
       }

@@ -1,10 +1,5 @@
-// Server-side sessions: the @fastify/session store on the sessions table, and the in-memory set of
-// ended sessions that every Bearer request is checked against without a database round trip
-// (DESIGN 8.3). However a session ends (here, in another instance, in psql, by its user's deletion),
-// the sessions table's trigger records it in session_revocations and NOTIFYs every instance in the
-// same transaction (drizzle/0005), which adds it to its set within milliseconds; every
-// SESSION_RECONCILE_S each instance also reads what was recorded since its last look, so a NOTIFY
-// that never arrives (a LISTEN connection that dropped it) costs at most that long.
+// Server-side sessions: the @fastify/session store on the sessions table, and the set of ended
+// sessions every Bearer request is checked against (src/services/ended-sessions.ts).
 //
 // The store keeps the rows it reads and writes in memory (src/services/view-cache.ts), so that a
 // refresh costs no database round trip: a kept row is used only while it is unexpired and its session
@@ -18,22 +13,16 @@
 // second, so no refresh keeps a session alive past its absolute lifetime.
 //
 // Refresh (and the SSE stream's cookie) read a session here directly (live), and refresh rolls it
-// (roll), not through @fastify/session, whose per-request session object cost more than the rest of
-// a refresh together (README, Benchmarks): the same rows, the same view, the same writes; only the
-// object is not made.
+// (roll), not through @fastify/session, whose per-request session object costs more than the rest of
+// a refresh together: the same rows, the same view, the same writes; only the object is not made.
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { sessions } from '../db/schema.ts'
 import { createViewCache } from './view-cache.ts'
+import { createEndedSessions } from './ended-sessions.ts'
 
 export const SESSION_ENDED_CHANNEL = 'session_ended'
 const ROLL_SLACK_MS = 60_000
-/**
- * How far back each reconcile reads before its previous one: a revocation is stamped when its
- * statement runs but seen only once its transaction commits, and an expiry is stamped by an
- * instance's clock. Both may trail by this much and still be found.
- */
-const RECONCILE_OVERLAP_MS = 60_000
 
 export interface SessionData {
   userId?: string
@@ -45,7 +34,6 @@ export interface SessionData {
 
 /** how a session was signed in ('password' | 'google' | 'recovery'), and from where (kept coarse) */
 export interface SigninMeta { method: string, userAgent: string | null, ipPrefix: string | null }
-
 
 type Callback<T = void> = (err?: Error | null, value?: T) => void
 
@@ -84,39 +72,7 @@ export function createSessionService (deps: SessionServiceDeps) {
   const absoluteMs = deps.absoluteSeconds * 1000
   /** the expiry of a session created at `createdAt` and used at `usedAt` */
   const expiryOf = (createdAt: number, usedAt: number) => Math.min(usedAt + idleMs, createdAt + absoluteMs)
-  // publicId -> when it can be forgotten (no JWT of it can still be unexpired by then)
-  const ended = new Map<string, number>()
-
-  // told of each session once, when this instance learns it ended (its open streams close)
-  const endedListeners = new Set<(publicId: string) => void>()
-  // where the last reconcile stopped: the database's clock for revocations, ours for expiries
-  let checked: { revokedAt: Date, expiresAt: number } | undefined
-
-  function markEnded (publicId: string) {
-    const known = ended.has(publicId)
-    ended.set(publicId, now() + deps.jwtTtlSeconds * 1000)
-    if (!known) for (const fn of endedListeners) fn(publicId)
-  }
-
-  // The trigger announces the end to every instance once the transaction commits; this instance
-  // does not wait for its own NOTIFY.
-  function announce (publicIds: string[]) {
-    for (const id of publicIds) markEnded(id)
-  }
-
-  /** every session recorded as ended after revokedSince, or expired in (expiredSince, now] */
-  async function readEnded (revokedSince: Date, expiredSince: number, endedSince?: Date): Promise<void> {
-    const until = now()
-    const [row] = await database.query<{ at: Date | string, ids: string[] | null }>(
-      `select clock_timestamp() as at, array(
-         select public_id::text from session_revocations where revoked_at > $1
-         union select public_id::text from sessions where expires_at > $2 and expires_at <= $3
-         union select public_id::text from sessions where $4::timestamptz is not null and ended_at > $4
-       ) as ids`,
-      [revokedSince.toISOString(), new Date(expiredSince).toISOString(), new Date(until).toISOString(), endedSince?.toISOString() ?? null])
-    for (const id of row.ids ?? []) markEnded(id)
-    checked = { revokedAt: new Date(row.at), expiresAt: until }
-  }
+  const ended = createEndedSessions({ database, jwtTtlSeconds: deps.jwtTtlSeconds, now })
 
   async function loadRow (sid: string): Promise<Row | null> {
     const [row] = await db.select({
@@ -215,13 +171,13 @@ export function createSessionService (deps: SessionServiceDeps) {
       db.update(sessions).set({ endedAt: new Date(now()) })
         .where(and(eq(sessions.id, sid), isNull(sessions.endedAt)))
         .returning({ publicId: sessions.publicId })
-        .then((rows) => { announce(rows.map((r) => r.publicId)); cb() }, cb)
+        .then((rows) => { ended.mark(rows.map((r) => r.publicId)); cb() }, cb)
     }
   }
 
   return {
     store,
-    isEnded: (publicId: string) => ended.has(publicId),
+    isEnded: ended.has,
     /**
      * whether a refresh should roll this session on: when its last use is at least ROLL_SLACK_MS old
      * (or the row is not kept here). Otherwise neither the row nor the cookie is sent again: the
@@ -232,14 +188,10 @@ export function createSessionService (deps: SessionServiceDeps) {
       return !kept || rollsOn(kept)
     },
 
-    /**
-     * live() answered from memory, without a wait: the signed-in session of a kept row that is still
-     * live, or null for a kept live row of no user; undefined when no live row is kept (none, or
-     * expired by its kept expiry, or ended), for live() to read the database.
-     */
-    liveKept (sid: string): LiveSession | null | undefined {
+    /** whether a live row of this session is kept in memory: live() then reads no database */
+    isKept (sid: string): boolean {
       const kept = rows.peek(sid)
-      return kept !== undefined && live(kept) ? asSession(sid, kept) : undefined
+      return kept !== undefined && live(kept)
     },
 
     /** the signed-in session of a (verified) session id, if it is live: unexpired, not ended */
@@ -267,26 +219,25 @@ export function createSessionService (deps: SessionServiceDeps) {
       return written ? { expires } : null
     },
     /** a NOTIFY from another instance (or this one) */
-    onEndedNotice: (publicId: string) => { markEnded(publicId) },
-    /** fn(publicId) once for each session this instance learns has ended, however it learns it */
-    onEnded: (fn: (publicId: string) => void) => { endedListeners.add(fn) },
+    onEndedNotice: (publicId: string) => { ended.mark([publicId]) },
+    onEnded: ended.onEnded,
 
     async endByPublicId (publicId: string): Promise<void> {
       const rows = await db.update(sessions).set({ endedAt: new Date(now()) })
         .where(and(eq(sessions.publicId, publicId), isNull(sessions.endedAt)))
         .returning({ publicId: sessions.publicId })
-      announce(rows.length ? rows.map((r) => r.publicId) : [publicId])
+      ended.mark(rows.length ? rows.map((r) => r.publicId) : [publicId])
     },
 
     async endAllOfUser (userId: string): Promise<void> {
       const rows = await db.update(sessions).set({ endedAt: new Date(now()) })
         .where(and(eq(sessions.userId, userId), isNull(sessions.endedAt)))
         .returning({ publicId: sessions.publicId })
-      announce(rows.map((r) => r.publicId))
+      ended.mark(rows.map((r) => r.publicId))
     },
 
     /** sessions ended here by other services (src/services/session-control.ts): marked and announced as every ending is */
-    announceEnded: (publicIds: string[]) => announce(publicIds),
+    announceEnded: ended.mark,
 
     /** a live session of this public id: its user and expiry */
     async findLive (publicId: string) {
@@ -295,32 +246,10 @@ export function createSessionService (deps: SessionServiceDeps) {
       return row
     },
 
-    /**
-     * (re)load every session ended or expired recently enough for one of its JWTs to be unexpired:
-     * the revocations recorded within JWT_TTL (by the database's clock), and the sessions that ended
-     * or expired within it (rows ended before the trigger recorded revocations are found there).
-     */
-    async loadEnded (): Promise<void> {
-      const [{ at }] = await database.query<{ at: Date | string }>('select clock_timestamp() as at')
-      const ttlMs = deps.jwtTtlSeconds * 1000
-      await readEnded(new Date(new Date(at).getTime() - ttlMs), now() - ttlMs, new Date(now() - ttlMs))
-    },
-
-    /** read what ended since the last look (loadEnded's, or this one's), with an overlap (RECONCILE_OVERLAP_MS) */
-    async reconcile (): Promise<void> {
-      if (!checked) return await this.loadEnded()
-      await readEnded(new Date(checked.revokedAt.getTime() - RECONCILE_OVERLAP_MS), checked.expiresAt - RECONCILE_OVERLAP_MS)
-    },
-
-    /** forget revocations no JWT can outlive any more; any instance may run it, any number of times */
-    async pruneRevocations (): Promise<void> {
-      await database.query('delete from session_revocations where revoked_at < clock_timestamp() - make_interval(secs => $1)', [deps.jwtTtlSeconds])
-    },
-
-    prune (): void {
-      const t = now()
-      for (const [id, until] of ended) if (until <= t) ended.delete(id)
-    }
+    loadEnded: ended.load,
+    reconcile: ended.reconcile,
+    pruneRevocations: ended.pruneRevocations,
+    prune: ended.prune
   }
 }
 

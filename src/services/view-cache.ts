@@ -1,5 +1,10 @@
-// An in-memory view of database rows, read through on a miss and kept correct by invalidation rather
-// than by a query per request. The change notifications come from triggers (drizzle/0003):
+// The one in-memory cache of the service: bounded (entries, and bytes if asked), each entry kept for
+// at most ttlMs, the oldest out first. Most uses are views of database rows, read through on a miss
+// (load) and kept correct by invalidation rather than by a query per request; a cache without a
+// loader keeps what its owner computed (peek, then set), for results that cost more to compute than
+// to look up (see docs/benchmarks.md, Caches on the hot paths).
+//
+// For views: The change notifications come from triggers (drizzle/0003):
 // every instance drops a key when any process commits a change to it, and writers in this process
 // also drop it themselves before answering, so a client reads its own writes at once.
 //
@@ -9,9 +14,10 @@
 // notification ever be lost while the LISTEN connection is down (its reconnect clears everything too).
 
 export interface ViewCacheOptions<V> {
-  load: (key: string) => Promise<V>
-  /** whether a loaded value may be kept (e.g. only a ready report; never "not found") */
-  keep: (value: V) => boolean
+  /** reads a key that is not kept (get); without it the cache is filled by set alone */
+  load?: (key: string) => Promise<V>
+  /** whether a loaded value may be kept (e.g. only a ready report; never "not found"); all by default */
+  keep?: (value: V) => boolean
   maxEntries: number
   ttlMs: number
   /** the memory an entry holds, in bytes, counted against maxBytes */
@@ -86,11 +92,12 @@ export function createViewCache<V> (opts: ViewCacheOptions<V>): ViewCache<V> {
       if (hit !== undefined) return hit
       const pending = flights.get(key)
       if (pending) return await pending.promise
+      if (!opts.load) throw new Error('this cache has no loader: peek and set')
       const flight: Flight<V> = { promise: opts.load(key), stale: false }
       flights.set(key, flight)
       try {
         const value = await flight.promise
-        if (!flight.stale && opts.keep(value)) keep(key, value)
+        if (!flight.stale && (opts.keep?.(value) ?? true)) keep(key, value)
         return value
       } finally {
         if (flights.get(key) === flight) flights.delete(key)

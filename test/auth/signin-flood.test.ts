@@ -47,7 +47,7 @@ t.test('a burst of sign-ins of distinct accounts: never more than the bound in t
 t.test('a burst of sign-ins: at most four times the bound claimed ahead of their hash, the first answered before the last is claimed', async (t) => {
   const app = await build(t, { ...FAST_ARGON2, ...ROOMIER })
   const accounts = []
-  for (let i = 0; i < ACCOUNTS * 3 / 2; i++) accounts.push(await registered(app))
+  for (let i = 0; i < ACCOUNTS * 3 / 2; i++) accounts.push(await registeredUser(app))
   const passwords = app.services.passwords
 
   let waitingAtFirstAnswer = -1
@@ -69,11 +69,11 @@ t.test('a burst of sign-ins: at most four times the bound claimed ahead of their
 
 t.test('attempts refused by the backoff and wrong passwords leave their slot too', async (t) => {
   const app = await build(t, { ...FAST_ARGON2, ...ROOMIER })
-  const { email } = await registered(app)
+  const { email } = await registeredUser(app)
   const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => signinFrom(app, ipv4(i + 1), email, 'wrong password')))
   t.ok(answers.every((r) => r.statusCode === 200 || r.statusCode === 429), 'wrong password or backoff, nothing else')
   t.same({ running: app.services.passwords.attempts.running, waiting: app.services.passwords.attempts.waiting }, { running: 0, waiting: 0 })
-  const ok = await signinFrom(app, ipv4(99), (await registered(app)).email, GOOD_PASSWORD)
+  const ok = await signinFrom(app, ipv4(99), (await registeredUser(app)).email, GOOD_PASSWORD)
   t.equal(ok.json().status, 'success', 'a sign-in after them goes through')
 })
 

@@ -1,11 +1,11 @@
-// The signed-in person's account (DESIGN 3.2): change the password, delete the account.
+// The signed-in person's account: change the password, delete the account.
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, FormResultSchema } from '../../../schemas/common.ts'
 import { AccountDeleteBodySchema, PasswordChangeBodySchema } from '../../../schemas/auth.ts'
 import { BadRequest, ProofRefused, TooManyRequests, Unauthorized } from '../../errors.ts'
 import { DELETION_MESSAGES } from '../../services/account-deletion.ts'
-import { COOKIE_PATH, SESSION_COOKIE } from '../../plugins/auth.ts'
+import { COOKIE_PATH, SESSION_COOKIE } from '../../plugins/session-cookie.ts'
 import type { Config } from '../../config.ts'
 import { requestMeta } from './normalize.ts'
 

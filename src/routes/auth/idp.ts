@@ -1,4 +1,4 @@
-// Google sign-in (spec 4, DESIGN 3.2): POST /auth/idp with the ID token from Google Identity Services.
+// Google sign-in: POST /auth/idp with the ID token from Google Identity Services.
 // A form endpoint: every failure is the one HTTP 200 answer, whatever went wrong.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses, FormResultSchema } from '../../../schemas/common.ts'
@@ -11,7 +11,7 @@ const failed = { status: 'error' as const, fieldError: { field: 'email' as const
 
 const idpRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { google, googleAccounts } = app.services
-  // a Google sign-in starts a session (src/plugins/auth.ts)
+  // a Google sign-in starts a session (src/plugins/session-cookie.ts)
   await app.register(app.sessionCookie)
 
   app.post('/idp', {
@@ -26,7 +26,7 @@ const idpRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { clientId, credential, token, acquisition_code: acquisitionCode } = request.body
     const verified = await google.verify(clientId, credential)
     if (!verified.ok) {
-      // The kind of failure only, never the library's message: it quotes the credential (DESIGN 8.11).
+      // The kind of failure only, never the library's message: it quotes the credential (docs/security.md).
       if (verified.reason === 'certificates') request.log.warn({ reason: verified.reason }, 'Google certificates could not be fetched')
       else request.log.info({ reason: verified.reason }, 'Google sign-in refused')
       return failed

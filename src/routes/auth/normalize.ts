@@ -1,4 +1,4 @@
-// E-mail addresses are compared trimmed and lower-cased (DESIGN 3.2); do it before validation so the
+// E-mail addresses are compared trimmed and lower-cased; do it before validation so the
 // format check sees the address the user meant.
 import type { FastifyRequest } from 'fastify'
 

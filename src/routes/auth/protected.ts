@@ -4,7 +4,7 @@ import { BODY_ERRORS, errorResponses, SuccessSchema } from '../../../schemas/com
 import { AuthInfoSchema } from '../../../schemas/auth.ts'
 import { Conflict, Unauthorized } from '../../errors.ts'
 import { AUDIT } from '../../services/audit.ts'
-import { COOKIE_PATH, SESSION_COOKIE } from '../../plugins/auth.ts'
+import { COOKIE_PATH, SESSION_COOKIE } from '../../plugins/session-cookie.ts'
 import { requestMeta } from './normalize.ts'
 
 const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -12,7 +12,7 @@ const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', app.authenticate)
 
   // Sign-out also ends the session of a cookie sent with it: the one route here that reads the
-  // cookie, in a scope of its own (src/plugins/auth.ts).
+  // cookie, in a scope of its own (src/plugins/session-cookie.ts).
   await app.register(async (withCookie) => {
     await withCookie.register(app.sessionCookie)
     withCookie.post('/signout', {
@@ -28,7 +28,7 @@ const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   // The answer is serialized once per state of the account: accounts.info() gives the same object
   // until the account changes (src/services/view-cache.ts), and its JSON is kept beside it, made by
-  // the route's own serializer. A client polling its account no longer costs a serialization.
+  // the route's own serializer. A client polling its account costs no serialization.
   const bodies = new WeakMap<object, string>()
   app.get('/info', {
     schema: { tags: ['auth'], summary: 'The current user', security: [{ bearer: [] }], response: { 200: AuthInfoSchema, ...errorResponses(401, 429, 500, 503) } }

@@ -1,4 +1,4 @@
-// The public half of /auth: sign-in, sign-up, confirmation (spec 4, DESIGN 3.2); refresh is in refresh.ts.
+// The public half of /auth: sign-in, sign-up, confirmation; refresh is in refresh.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, FormResultSchema, PARAM_ERRORS, SuccessSchema } from '../../../schemas/common.ts'
 import { HashParamsSchema, SigninBodySchema, SignupBodySchema } from '../../../schemas/auth.ts'
@@ -14,7 +14,7 @@ const MINUTE = 60_000
 const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   const { accounts, passwordProof } = app.services
   const limits = config.rateLimits
-  // sign-in starts a session (src/plugins/auth.ts)
+  // sign-in starts a session (src/plugins/session-cookie.ts)
   await app.register(app.sessionCookie)
 
   const signinPerIp = app.limiter({ name: 'signin-ip', max: limits.signinIp, timeWindow: MINUTE, key: clientOf })

@@ -1,4 +1,4 @@
-// Password recovery (spec 4, DESIGN 3.2): ask for a link, check it, set a new password with it.
+// Password recovery: ask for a link, check it, set a new password with it.
 // Form endpoints (spec rule 1); no answer carries a token or a cookie, since recovery never signs in.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, FormResultSchema, PARAM_ERRORS } from '../../../schemas/common.ts'

@@ -1,8 +1,8 @@
-// Starting a signed-in session, shared by password sign-in and Google sign-in (DESIGN 3.2, 8.4):
+// Starting a signed-in session, shared by password sign-in and Google sign-in:
 // a new session id every time, so a cookie planted before sign-in is worth nothing after it.
 import { randomUUID } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
-import type { AuthUser } from '../../plugins/auth.ts'
+import type { AuthUser } from '../../plugins/jwt.ts'
 import { ipPrefix, userAgentOf } from '../../services/ip-prefix.ts'
 import type { SigninMeta } from '../../services/sessions.ts'
 

@@ -1,11 +1,11 @@
-// The signed-in person's own sessions (DESIGN 3.2): list them, end one, end all but this one. Ending
+// The signed-in person's own sessions: list them, end one, end all but this one. Ending
 // a session revokes its JWTs on every instance (src/services/session-control.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, PARAM_ERRORS, SuccessSchema } from '../../../schemas/common.ts'
 import { SessionIdParamsSchema, SessionListSchema } from '../../../schemas/auth.ts'
 import { notFound } from '../../errors.ts'
 import { AUDIT } from '../../services/audit.ts'
-import { COOKIE_PATH, SESSION_COOKIE } from '../../plugins/auth.ts'
+import { COOKIE_PATH, SESSION_COOKIE } from '../../plugins/session-cookie.ts'
 import { requestMeta } from './normalize.ts'
 
 const tags = ['auth']

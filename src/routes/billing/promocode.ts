@@ -12,7 +12,7 @@ import { PROMO_MESSAGE } from '../../services/form-errors.ts'
 const HOUR = 3600_000
 
 const promocodeRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
-  const { promocodes, accounts } = app.services
+  const { promocodes } = app.services
   app.addHook('onRequest', app.authenticate)
   const perUser = app.limiter({ name: 'promocode-user', max: config.rateLimits.promocodeUser, timeWindow: HOUR, key: (r) => r.user?.id })
 
@@ -31,7 +31,7 @@ const promocodeRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
     const credits = await promocodes.redeem(userId, request.body.promocode)
     if (credits === null) return { status: 'error' as const, fieldError: { field: 'promocode' as const, message: PROMO_MESSAGE } }
     // this process's view of the account; other instances hear it from the users row's trigger
-    accounts.changed(userId)
+    app.accountChanges.changed(userId)
     return { status: 'success' as const }
   })
 }

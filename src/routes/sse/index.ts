@@ -38,7 +38,7 @@ function gone (reply: FastifyReply): boolean {
 }
 
 const sseRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  // the session cookie authenticates a browser's EventSource (src/plugins/auth.ts)
+  // the session cookie authenticates a browser's EventSource (src/plugins/session-cookie.ts)
   await app.register(app.cookieReader)
   const { reports } = app.services
   const hub = app.sseHub

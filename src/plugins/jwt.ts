@@ -1,0 +1,110 @@
+// Bearer JWTs: @fastify/jwt with HS256 pinned. app.authenticate is the onRequest hook of every
+// protected scope; it checks the token's session against the in-memory set of ended sessions, never
+// the database (src/services/ended-sessions.ts). Tokens signed with a rotated-out secret
+// (JWT_PREVIOUS_SECRETS) still verify until they expire.
+import fp from 'fastify-plugin'
+import jwt from '@fastify/jwt'
+import { createVerifier } from 'fast-jwt'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { Unauthorized } from '../errors.ts'
+import { createViewCache } from '../services/view-cache.ts'
+
+/** expMs: when the Bearer token it came with expires (none for the session cookie) */
+export interface AuthUser { id: string, sid: string, expMs?: number }
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i
+// a token without an expiry would never expire; one without sid or sub names no session or user
+const REQUIRED_CLAIMS = ['exp', 'sid', 'sub']
+
+declare module '@fastify/jwt' {
+  interface FastifyJWT {
+    // iat may be set by a signer (tests back-date tokens); exp is always derived from it
+    payload: { sub: string, sid: string, iat?: number }
+    user: AuthUser
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** onRequest hook: request.user from a valid Bearer token of a live session, else 401 */
+    authenticate: (request: FastifyRequest) => Promise<void>
+    /** in a cookieReader scope: the user of a Bearer token if one is sent, else of the session cookie; null when neither */
+    identify: (request: FastifyRequest) => Promise<AuthUser | null>
+    issueToken: (user: AuthUser) => string
+  }
+}
+
+export interface JwtPluginOptions { secret: string, previousSecrets: string[], ttl: number }
+
+async function jwtPlugin (app: FastifyInstance, opts: JwtPluginOptions) {
+  const { sessions } = app
+  await app.register(jwt, {
+    secret: opts.secret,
+    sign: { algorithm: 'HS256', expiresIn: opts.ttl },
+    verify: { algorithms: ['HS256'], cache: true, requiredClaims: REQUIRED_CLAIMS }
+  })
+  const previous = opts.previousSecrets.map((key) => createVerifier({ key, algorithms: ['HS256'], cache: true, requiredClaims: REQUIRED_CLAIMS }))
+
+  // Tokens verified already, until they expire: a Bearer request then costs a lookup rather than a
+  // SHA-256 of the token (fast-jwt's cache key) and its checks (see docs/benchmarks.md, Caches on the
+  // hot paths). Keyed by the token's last 43 characters (an HS256 signature), the whole token then
+  // compared: every request brings its token as a new string, which V8 hashes whole to look it up.
+  const verified = createViewCache<{ token: string, id: string, sid: string, expMs: number }>({ maxEntries: 10_000, ttlMs: opts.ttl * 1000 })
+  const signatureOf = (token: string) => token.slice(-43)
+
+  function claimsOf (token: string): { id: string, sid: string, expMs: number } | null {
+    const known = verified.peek(signatureOf(token))
+    if (known && known.token === token && known.expMs > Date.now()) return known
+    let claims: Record<string, unknown> | undefined
+    try {
+      claims = app.jwt.verify<Record<string, unknown>>(token)
+    } catch {
+      for (const v of previous) {
+        try { claims = v(token); break } catch {}
+      }
+    }
+    if (!claims || typeof claims.sub !== 'string' || typeof claims.sid !== 'string' || typeof claims.exp !== 'number') return null
+    const entry = { token, id: claims.sub, sid: claims.sid, expMs: claims.exp * 1000 }
+    verified.set(signatureOf(token), entry)
+    return entry
+  }
+
+  function verify (token: string): AuthUser | null {
+    const claims = claimsOf(token)
+    // the ended set is asked every time: a session can end while its tokens are still unexpired
+    if (!claims || sessions.isEnded(claims.sid)) return null
+    return { id: claims.id, sid: claims.sid, expMs: claims.expMs }
+  }
+
+  // the token of `Authorization: Bearer <token>`; the scheme in any case, spaces around the token
+  // (RFC 7235 2.1). The form every client sends is read without the regular expression; a token with
+  // a space inside is no JWT and fails verification as the expression would fail it.
+  function bearer (request: FastifyRequest): string | undefined {
+    const h = request.headers.authorization
+    if (typeof h !== 'string') return undefined
+    if (h.startsWith('Bearer ') && h.charCodeAt(7) > 32 && h.charCodeAt(h.length - 1) > 32) return h.slice(7)
+    const m = BEARER.exec(h)
+    return m ? m[1] : undefined
+  }
+
+  app.decorate('authenticate', async (request: FastifyRequest) => {
+    const token = bearer(request)
+    const user = token ? verify(token) : null
+    if (!user) throw new Unauthorized()
+    request.user = user
+  })
+
+  app.decorate('identify', async (request: FastifyRequest) => {
+    const token = bearer(request)
+    if (token) return verify(token)
+    const found = await app.readSessionCookie(request)
+    return found ? { id: found.session.userId, sid: found.session.publicId } : null
+  })
+
+  // A token is a function of its claims alone (sub, sid, iat in whole seconds, exp = iat + JWT_TTL):
+  // a session refreshed again within the same second gets the same bytes.
+  app.decorate('issueToken', (user: AuthUser) => app.jwt.sign({ sub: user.id, sid: user.sid, iat: Math.floor(Date.now() / 1000) }))
+}
+
+// identify falls back to the session cookie
+export default fp(jwtPlugin, { name: 'jwt', dependencies: ['sessions', 'session-cookie'] })
