@@ -1,4 +1,4 @@
-// Sign-up, sign-in, confirmation and account information (DESIGN 3.2). No Fastify types here.
+// Sign-up, sign-in, confirmation and account information (docs/architecture.md, HTTP contract). No Fastify types here.
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { authTokens, signinFailures, users } from '../db/schema.ts'
@@ -80,7 +80,7 @@ export function createAccountService (deps: Deps) {
     .where(eq(users.email, sql.placeholder('email'))).prepare('signin_user')
   const clearFailures = db.delete(signinFailures).where(eq(signinFailures.email, sql.placeholder('email'))).prepare('signin_failures_clear')
 
-  // The per-address backoff (DESIGN 8.5): 1, 2, 4 … 300 s from the fifth failure on, registered or
+  // The per-address backoff (docs/decisions.md, Rate limits): 1, 2, 4 … 300 s from the fifth failure on, registered or
   // not. Every attempt is claimed, counted as a failure, in one statement before argon2 runs; the row
   // lock serializes the claims, and a claim on a locked address fails, so a burst of parallel guesses
   // gets one verification per backoff window, not one each. A success deletes the row. The outer

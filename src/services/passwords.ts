@@ -1,4 +1,4 @@
-// argon2id hashing (DESIGN 8.1) and the sign-up password policy (DESIGN 3.2).
+// argon2id hashing and the sign-up password policy (docs/architecture.md, Security rules).
 import argon2 from 'argon2'
 import { dictionary } from '@zxcvbn-ts/language-common'
 import { createJobGate } from './job-gate.ts'

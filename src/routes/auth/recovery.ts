@@ -1,5 +1,5 @@
 // Password recovery: ask for a link, check it, set a new password with it.
-// Form endpoints (spec rule 1); no answer carries a token or a cookie, since recovery never signs in.
+// Form endpoints (docs/architecture.md, HTTP contract): no answer carries a token or a cookie, since recovery never signs in.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, FormResultSchema, PARAM_ERRORS } from '../../../schemas/common.ts'
 import { RecoveryBodySchema, RecoveryHashParamsSchema, RecoveryPasswordBodySchema } from '../../../schemas/auth.ts'
