@@ -3,7 +3,7 @@
 import postgres from 'postgres'
 import { call } from '../peers/server-process.ts'
 
-type Tap = { teardown: (fn: () => unknown) => void }
+import type { Tap } from '../helper.ts'
 
 /** a request of the load: a GET of a path, or another method with a JSON body */
 export type LoadRequest = string | { method: string, path: string, body: unknown }

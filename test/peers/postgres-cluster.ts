@@ -9,7 +9,7 @@ import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 
-type Tap = { teardown: (fn: () => unknown) => void }
+import type { Tap } from '../helper.ts'
 
 export interface Cluster {
   /** postgres://postgres@127.0.0.1:<port>/postgres */

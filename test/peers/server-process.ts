@@ -11,7 +11,7 @@ import { GOOD_PASSWORD, TEST_JWT_SECRET, uniqueEmail } from '../helper.ts'
 import { checkResponsesOf, checkServerResponse } from '../response-check.ts'
 import { withoutCoverage } from './child-env.ts'
 
-type Tap = { teardown: (fn: () => unknown) => void, fail?: (message: string, extra: Record<string, unknown>) => unknown }
+import type { Tap } from '../helper.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const START_TIMEOUT_MS = 60_000
