@@ -158,6 +158,10 @@ export function testConfig (t: Tap, env: Record<string, string> = {}): Config {
     JWT_SECRET: TEST_JWT_SECRET,
     SESSION_SECRET: 'test-session-secret-0123456789abcdefghijkl',
     WORKERS: '0',
+    // the lowest argon2 cost the configuration accepts: the same code path at a fraction of the CPU
+    // (the production cost is the default of src/config.ts, checked in test/foundation/config.test.ts)
+    ARGON2_MEMORY_KIB: '1024',
+    ARGON2_TIME_COST: '1',
     ...env
   })
 }

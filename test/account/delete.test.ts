@@ -4,7 +4,7 @@
 // customer is left alone, one audit row keeps the SHA-256 of the address and none keeps the address,
 // and the address can sign up again. One app for the file.
 import { createHash } from 'node:crypto'
-import t from 'tap'
+import t from '../tap.ts'
 import type { FastifyInstance } from 'fastify'
 import { build, GOOD_PASSWORD, signedInUser, uniqueEmail } from '../helper.ts'
 import { startStripe, subscriptionObject, type StripePeer } from '../peers/stripe.ts'

@@ -1,5 +1,5 @@
 // The network a session row records: an IPv4 /24 or an IPv6 /48, never the address itself.
-import t from 'tap'
+import t from '../tap.ts'
 import { ipPrefix, userAgentOf } from '../../src/services/ip-prefix.ts'
 
 t.test('IPv4 /24, IPv6 /48, IPv4-mapped IPv6 as IPv4, anything else null', async (t) => {

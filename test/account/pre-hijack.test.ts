@@ -4,7 +4,7 @@
 // signing in, every password session ends, Google sessions go on, and the mailbox is told. A proven
 // password stays. One app for the file; Google ID tokens from the local certificate peer; mail to a
 // local SMTP peer.
-import t from 'tap'
+import t from '../tap.ts'
 import type { FastifyInstance } from 'fastify'
 import { build, GOOD_PASSWORD, sessionCookie, uniqueEmail } from '../helper.ts'
 import { startGoogleCerts, TEST_CLIENT_ID, type GoogleCertsPeer } from '../peers/google-certs.ts'

@@ -2,7 +2,7 @@
 // live sessions with where they began; DELETE /auth/sessions/{id} and DELETE /auth/sessions end them
 // (their JWTs refused at once); POST /auth/password checks the current password as sign-in does, ends
 // every other session and mails a notice. One app for the file, mail to a local SMTP peer.
-import t from 'tap'
+import t from '../tap.ts'
 import type { FastifyInstance } from 'fastify'
 import { build, GOOD_PASSWORD, registeredUser, sessionCookie, uniqueEmail } from '../helper.ts'
 import { startSmtp, type SmtpPeer } from '../peers/smtp.ts'

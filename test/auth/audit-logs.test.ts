@@ -1,7 +1,7 @@
 // The audit trail and the logs: every sign-up, sign-in (success and
 // failure), confirmation and sign-out is a row of audit_events with IP and user agent; log lines
 // carry a request id and never a password, token, cookie or secret.
-import t from 'tap'
+import t from '../tap.ts'
 import { build, uniqueEmail } from '../helper.ts'
 import { startSmtp } from '../peers/smtp.ts'
 import { captureLogs } from '../foundation/support.ts'

@@ -1,7 +1,7 @@
 // Mail and confirmation: sign-up mails PUBLIC_URL/confirm/<secret>
 // through SMTP (a local smtp-server); a registered e-mail gets a notice instead; POST /auth/confirm
 // and /auth/confirm/resend; in development without SMTP, RFC 822 files in DATA_DIR/outbox.
-import t from 'tap'
+import t from '../tap.ts'
 import { createHash } from 'node:crypto'
 import argon2 from 'argon2'
 import { readdirSync, readFileSync } from 'node:fs'

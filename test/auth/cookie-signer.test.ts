@@ -1,6 +1,6 @@
 // src/services/cookie-signer.ts: the session cookie's signer keeps what it computed. Its answers must
 // be the ones @fastify/cookie's Signer gives, for the signing secret, a rotated-out one and forgeries.
-import t from 'tap'
+import t from '../tap.ts'
 import { Signer } from '@fastify/cookie'
 import { createCookieSigner } from '../../src/services/cookie-signer.ts'
 

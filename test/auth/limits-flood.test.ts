@@ -1,6 +1,6 @@
 // Without Redis, each limiter counts in process: a flood of fresh addresses cannot reset a victim's
 // count (src/services/window-counters.ts), even when it overfills the store.
-import t from 'tap'
+import t from '../tap.ts'
 import { build } from '../helper.ts'
 import { FAST_ARGON2 } from './support.ts'
 import { infoFrom, ipv4, limited } from './limits-support.ts'

@@ -1,7 +1,7 @@
 // Limits that hold: the per-account backoff lets one argon2 verification through per window however
 // many guesses arrive at once; resend has a budget per account; failed authentications have one per
 // address; per-IP keys group IPv6 by /64.
-import t from 'tap'
+import t from '../tap.ts'
 import { randomUUID } from 'node:crypto'
 import { build, GOOD_PASSWORD, registeredUser, signedInUser, uniqueEmail } from '../helper.ts'
 import { FAST_ARGON2, WRONG_CREDENTIALS } from './support.ts'

@@ -1,6 +1,6 @@
 // Redis away: with an unreachable REDIS_URL, or a Redis that goes away mid-run, every named limit
 // keeps counting in process; the outage is logged once and shown in the metrics.
-import t, { type Test } from 'tap'
+import t, { type Test } from '../tap.ts'
 import { randomInt } from 'node:crypto'
 import { createServer, connect, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'

@@ -1,7 +1,7 @@
 // Rate limits and the per-account backoff: each limit answers 429 GeneralError with
 // Retry-After; the client IP is the socket address unless the peer is in TRUST_PROXY, so a spoofed
 // X-Forwarded-For buys no fresh budget; REDIS_URL shares the counters between instances.
-import t, { type Test } from 'tap'
+import t, { type Test } from '../tap.ts'
 import { randomInt } from 'node:crypto'
 import { Redis } from 'ioredis'
 import type { LightMyRequestResponse } from 'fastify'

@@ -1,5 +1,5 @@
 // POST /auth/token/refresh and POST /auth/signout.
-import t from 'tap'
+import t from '../tap.ts'
 import { build, freshDatabase, registeredUser, sessionCookie, signedInUser } from '../helper.ts'
 import { until } from '../peers/wait.ts'
 import { ACCESS_DENIED, claims, FAST_ARGON2, info, post, refresh, setCookieLine } from './support.ts'

@@ -3,7 +3,7 @@
 // JWT refused; the ended set is read from session_revocations at start and every SESSION_RECONCILE_S;
 // revocations no JWT can outlive are pruned. One process here, on PGlite and PostgreSQL; two processes
 // on one PostgreSQL database: test/scale-out/revocation.test.ts.
-import t, { type Test } from 'tap'
+import t, { type Test } from '../tap.ts'
 import { build, freshDatabase, signedInUser } from '../helper.ts'
 import { until } from '../peers/wait.ts'
 import { ACCESS_DENIED, claims, FAST_ARGON2, info, withoutTriggers } from './support.ts'

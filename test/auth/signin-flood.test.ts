@@ -2,7 +2,7 @@
 // time (UV_THREADPOOL_SIZE - 1 by default), so other asynchronous work always finds a thread.
 // Shown by counting what the password service hands to the pool, and by the order things finish in,
 // never by timing.
-import t from 'tap'
+import t from '../tap.ts'
 import { pbkdf2 } from 'node:crypto'
 import { build, GOOD_PASSWORD, registeredUser } from '../helper.ts'
 import { FAST_ARGON2 } from './support.ts'

@@ -1,6 +1,6 @@
 // POST /auth/signin: the JWT, the cookie and its flags, identical failures, no
 // session fixation.
-import t from 'tap'
+import t from '../tap.ts'
 import argon2 from 'argon2'
 import { build, freshDatabase, GOOD_PASSWORD, registeredUser, sessionCookie, uniqueEmail } from '../helper.ts'
 import { claims, FAST_ARGON2, info, post, refresh, setCookieLine, signin, WRONG_CREDENTIALS } from './support.ts'

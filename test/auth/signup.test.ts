@@ -1,6 +1,6 @@
 // POST /auth/signup: CAPTCHA first, password policy, promocodes consumed atomically,
 // no sign-in.
-import t from 'tap'
+import t from '../tap.ts'
 import { build, GOOD_PASSWORD, registeredUser, signedInUser, uniqueEmail } from '../helper.ts'
 import { GOOD_CAPTCHA, startSiteverify } from '../peers/siteverify.ts'
 import { FAST_ARGON2, PROMO_REFUSED, info, setCookieLine, signup } from './support.ts'

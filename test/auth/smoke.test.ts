@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../tap.ts'
 import { build, signedInUser } from '../helper.ts'
 
 t.test('sign up, sign in, info, refresh, sign out', async (t) => {

@@ -1,6 +1,6 @@
 // Bearer JWTs: HS256 pinned, expiry, rotation through JWT_PREVIOUS_SECRETS, garbage;
 // session cookies across a SESSION_SECRET rotation (SESSION_PREVIOUS_SECRETS).
-import t from 'tap'
+import t from '../tap.ts'
 import { createSigner } from 'fast-jwt'
 import { build, sessionCookie, signedInUser } from '../helper.ts'
 import { ACCESS_DENIED, claims, FAST_ARGON2, info, post, refresh } from './support.ts'

@@ -1,6 +1,6 @@
 // POST /billing/checkout and /billing/portal with the official Stripe client against a local server
 // that records what it is sent.
-import t from 'tap'
+import t from '../tap.ts'
 import { stripeClientOptions } from '../../src/services/billing-stripe.ts'
 import { build, signedInUser, testConfig } from '../helper.ts'
 import { startStripe, subscriptionObject } from '../peers/stripe.ts'

@@ -1,6 +1,6 @@
 // An active or trialing subscription lets POST /report/{id}/generate run without credits, and
 // GET /auth/info shows it.
-import t from 'tap'
+import t from '../tap.ts'
 import { eq } from 'drizzle-orm'
 import { users } from '../../src/db/schema.ts'
 import { build, signedInUser } from '../helper.ts'

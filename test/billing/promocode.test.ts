@@ -2,7 +2,7 @@
 // per code (the code given at sign-up counts), with the sign-up's one message for every refusal;
 // the code's use and the credit in one transaction, so concurrent submits add the credits once. No
 // Stripe is configured here: promo codes do not need it.
-import t from 'tap'
+import t from '../tap.ts'
 import type { FastifyInstance } from 'fastify'
 import { build, signedInUser } from '../helper.ts'
 import { FAST_ARGON2, PROMO_REFUSED } from '../auth/support.ts'

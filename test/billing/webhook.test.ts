@@ -1,7 +1,7 @@
 // POST /billing/webhook: events signed with the official client's
 // generateTestHeaderString; signature checks, idempotency by event id, ordering, subscription rows,
 // and the acquisition code put back on a subscription that lacks it.
-import t from 'tap'
+import t from '../tap.ts'
 import { eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { stripeEvents, subscriptions } from '../../src/db/schema.ts'

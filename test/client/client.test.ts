@@ -2,7 +2,7 @@
 // sign in with the typed fetch client (the token in the body), create a report, generate it, follow
 // its stream to `done` with followReport (fetch + Bearer), read the report; refresh from the cookie
 // sign-in set; and a dropped stream resumed with Last-Event-ID, no event lost or repeated.
-import t from 'tap'
+import t from '../tap.ts'
 import { createApiClient, followReport, parseEventStream, type ReportEvent, type SseDone, type SseEnd, type SseStatus } from '../../client/src/index.ts'
 import type { SseDoneData, SseEndData, SseStatusData } from '../../schemas/sse.ts'
 import { build, GOOD_PASSWORD, uniqueEmail } from '../helper.ts'

@@ -2,7 +2,7 @@
 // everywhere else", which the other browser feels on its next request; changing the password (the
 // policy and a wrong current password under their fields); deleting the account. Each test has its
 // own account and browser profiles.
-import t from 'tap'
+import t from '../tap.ts'
 import { GOOD_PASSWORD, registeredUser } from '../helper.ts'
 import { inspectView, skip, startDashboard, WAIT } from './browser.ts'
 

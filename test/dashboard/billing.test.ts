@@ -3,7 +3,7 @@
 // subscription the home says so before any draft is made, with subscribe and a promo code (which
 // adds its credits); a draft made elsewhere and generated without a credit shows the 402 state.
 // Each test has its own account and browser profile.
-import t, { type Test } from 'tap'
+import t, { type Test } from '../tap.ts'
 import { registeredUser, signedInUser } from '../helper.ts'
 import { startStripe, subscriptionObject } from '../peers/stripe.ts'
 import { deliver, stripeEnv, stripeEvent } from '../billing/support.ts'

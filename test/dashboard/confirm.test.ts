@@ -2,7 +2,7 @@
 // the test SMTP server, its link opens the confirm page, which takes the secret out of the address bar
 // and confirms; an invalid link offers a new one (after a sign-in); an unconfirmed account's banner
 // sends the mail again. Each test has its own account and browser profile.
-import t from 'tap'
+import t from '../tap.ts'
 import { GOOD_PASSWORD, registeredUser, uniqueEmail } from '../helper.ts'
 import { startSmtp } from '../peers/smtp.ts'
 import { inspectView, linkIn, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'

@@ -5,7 +5,7 @@
 // laptop and phone widths go to test/artifacts/ (not committed).
 // Each test starts from the seed alone: it signs up its own user, makes its own report through the
 // API when it needs one, and signs in through the form in a browser profile of its own.
-import t, { type Test } from 'tap'
+import t, { type Test } from '../tap.ts'
 import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
 import type { Db } from '../../src/db/client.ts'
 import { follows, friendships, profiles } from '../../src/db/schema.ts'

@@ -3,7 +3,7 @@
 // the page's GIS callback with an ID token signed by the test's Google certificate peer, as GIS would
 // hand it over. A new account is made and signed in; the account page shows Google linked; a
 // credential Google did not sign is refused on the page.
-import t from 'tap'
+import t from '../tap.ts'
 import { build } from '../helper.ts'
 import { startGoogleCerts, TEST_CLIENT_ID } from '../peers/google-certs.ts'
 import { inspectView, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'

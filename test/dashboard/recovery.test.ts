@@ -2,7 +2,7 @@
 // server, the recovery page (secret out of the address bar, the link checked first), the policy's
 // message inline, the new password twice, signed in with it; the old password is refused. A used or
 // unknown link says so. Each test has its own account and browser profile.
-import t from 'tap'
+import t from '../tap.ts'
 import { GOOD_PASSWORD, registeredUser, uniqueEmail } from '../helper.ts'
 import { startSmtp } from '../peers/smtp.ts'
 import { inspectView, linkIn, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'

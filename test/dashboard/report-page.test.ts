@@ -5,7 +5,7 @@
 // widths, and a print to PDF.
 // Each test signs in its own user and makes its own report from the seed; the browser receives the
 // session cookie, as after a sign-in, and opens the report's address.
-import t, { type Test } from 'tap'
+import t, { type Test } from '../tap.ts'
 import { mkdirSync, readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'

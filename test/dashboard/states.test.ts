@@ -2,7 +2,7 @@
 // with its Retry-After time, the service unavailable (503), offline (the browser's network cut, so
 // fetch rejects with a TypeError). The failures are made by the browser (page.route answers or
 // holds the API request), so no server is broken for them. Each test has its own account and page.
-import t from 'tap'
+import t from '../tap.ts'
 import { GOOD_PASSWORD, registeredUser, uniqueEmail } from '../helper.ts'
 import { inspectView, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'
 import type { Page } from 'playwright-core'

@@ -2,7 +2,7 @@
 // here, so the Dockerfile and compose.yaml are parsed and every command they run is checked to be
 // one that script runs (the build, the production start, the migrations, the worker), with the same
 // runtime files. A change to one without the other fails here.
-import t from 'tap'
+import t from '../tap.ts'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse as parseYaml } from 'yaml'

@@ -1,7 +1,7 @@
 // `npm start` as a developer runs it: the start-up lines say where the dashboard, the API docs, the
 // mail outbox and the generated secrets are, and SIGTERM sent to npm (a terminal closing, a process
 // manager) stops the server too. A CLI started in a directory with a `.env` reads it.
-import t from 'tap'
+import t from '../tap.ts'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, writeFileSync } from 'node:fs'

@@ -1,7 +1,7 @@
 // `npm run tokens` against a running server process (CAPTCHA off): N accounts signed up and signed in,
 // one working JWT a line and the matching session cookie a line; a second run signs the same
 // accounts in again.
-import t from 'tap'
+import t from '../tap.ts'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'

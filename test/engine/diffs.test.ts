@@ -1,5 +1,5 @@
 // The interest diffs by month and the interestDiffs preview of a report item, on hand-computed fixtures.
-import t from 'tap'
+import t from '../tap.ts'
 import { computeProfile } from '../../src/engine/index.ts'
 import { account, cat, dataset, follow, interest, near, profile } from './fixtures.ts'
 

@@ -1,6 +1,6 @@
 // The interests behind a friend's two counts: which ids a report keeps per listed friend, their
 // order, and how they resolve against the stored tree.
-import t from 'tap'
+import t from '../tap.ts'
 import { computeProfile, resolveFriendInterests, type ProfileDef } from '../../src/engine/index.ts'
 import { account, cat, dataset, flag, follow, interest, profile } from './fixtures.ts'
 

@@ -1,5 +1,5 @@
 // The two friend lists, their order, and the paging rules of the Friends object.
-import t from 'tap'
+import t from '../tap.ts'
 import {
   availableSources, computeProfile, computeReport, friendsPage, withAvailableSources,
   type FriendLists, type ProfileDef

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../tap.ts'
 import { compareText, formatMonth, parseMonth, toMonth } from '../../src/engine/index.ts'
 import { activeRange, isActiveIn } from '../../src/engine/months.ts'
 import {

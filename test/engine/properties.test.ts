@@ -1,6 +1,6 @@
 // Properties over random small datasets, checked against a naive model of the engine written
 // from its rules (every month recomputed from every follow), plus the engine's invariants.
-import t from 'tap'
+import t from '../tap.ts'
 import fc from 'fast-check'
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'

@@ -1,6 +1,6 @@
 // The report item: a profile with nothing to show, the shape of the item against ReportItemSchema, and
 // the report schemas the routes use.
-import t from 'tap'
+import t from '../tap.ts'
 import { FormatRegistry } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { computeProfile } from '../../src/engine/index.ts'

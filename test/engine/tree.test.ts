@@ -1,5 +1,5 @@
 // The interest tree of a report item on hand-computed fixtures: shares, order, tree, badges, followers, previews.
-import t from 'tap'
+import t from '../tap.ts'
 import { computeProfile, type ProfileInput } from '../../src/engine/index.ts'
 import { account, cat, dataset, flag, follow, interest, near, profile } from './fixtures.ts'
 

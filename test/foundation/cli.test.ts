@@ -1,7 +1,7 @@
 // `npm run db:migrate` and `npm run promo` as the operator runs them: child processes against an
 // embedded database in a temporary DATA_DIR, or a new PostgreSQL database with TEST_DATABASE_URL.
 // A promocode made by the CLI is then used by a sign-up on the same database.
-import t from 'tap'
+import t from '../tap.ts'
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,7 +1,7 @@
 // Configuration: validated at start, a wrong value is one line naming the variable, and
 // NODE_ENV=production refuses every development fallback. Also the TLS material of src/tls.ts and
 // .env.example documenting every variable.
-import t, { type Test } from 'tap'
+import t, { type Test } from '../tap.ts'
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { X509Certificate } from 'node:crypto'
@@ -224,4 +224,11 @@ t.test('TLS: a self-signed localhost certificate generated once into DATA_DIR/tl
   for (const [files, message] of bad) {
     await t.rejects(loadTls({ ...files, dataDir }), { constructor: ConfigError, message }, String(message))
   }
+})
+
+t.test('argon2id: OWASP\'s parameters unless told otherwise (m=19456 KiB, t=2, p=1)', async (t) => {
+  const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: tempDir(t) })
+  t.same(config.argon2, { memoryCost: 19456, timeCost: 2, parallelism: 1 })
+  t.same(loadConfig({ NODE_ENV: 'test', DATA_DIR: tempDir(t), ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' }).argon2,
+    { memoryCost: 1024, timeCost: 1, parallelism: 1 }, 'the tests\' cheap setting is accepted')
 })

@@ -1,7 +1,7 @@
 // The HTTP surface every route shares: Fastify's own errors in the GeneralError
 // shape, the form-endpoint mapping, bad input never a 500, health (503 when the database does not
 // answer), helmet headers, CORS only for configured origins, the HTTPS guard.
-import t, { type Test } from 'tap'
+import t, { type Test } from '../tap.ts'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { build, freshDatabase, GOOD_PASSWORD, signedInUser, uniqueEmail } from '../helper.ts'
 import { FAST_ARGON2, signin } from '../auth/support.ts'

@@ -1,6 +1,6 @@
 // The pieces under every rate limit: the per-IP key (IPv6 by /64, IPv4-mapped as IPv4) and the
 // in-process fixed-window counters, which a flood of fresh keys cannot empty of a live counter.
-import t from 'tap'
+import t from '../tap.ts'
 import { clientKey } from '../../src/services/client-address.ts'
 import { windowCounters } from '../../src/services/window-counters.ts'
 

@@ -1,6 +1,6 @@
 // Instances that start together on an unmigrated PostgreSQL database each run the migrations; they
 // must all succeed and apply each migration once. (PGlite is embedded in one process: no race.)
-import t from 'tap'
+import t from '../tap.ts'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createDatabase } from '../../src/db/client.ts'

@@ -2,7 +2,7 @@
 // (src/db/prepared-statements.ts): Drizzle's queries, the service's own SQL and the import's
 // transaction alike. Off, nothing is prepared (a pooler that cannot keep statements). The answers
 // are the same either way.
-import t from 'tap'
+import t from '../tap.ts'
 import { eq } from 'drizzle-orm'
 import { loadConfig } from '../../src/config.ts'
 import { createDatabase } from '../../src/db/client.ts'

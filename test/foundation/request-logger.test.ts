@@ -1,7 +1,7 @@
 // src/logger.ts requestLogger: Fastify's per-request logger, made only when a line at an enabled level
 // is written. What a request logs must not change: the same lines, each with the request's id, the
 // same levels, a route's own logLevel respected, children carrying the bindings.
-import t from 'tap'
+import t from '../tap.ts'
 import { Writable } from 'node:stream'
 import Fastify from 'fastify'
 import pino from 'pino'

@@ -2,7 +2,7 @@
 // HTTPS with HTTP/2 and HTTP/1.1 by ALPN on a self-signed certificate generated once into
 // DATA_DIR/tls (logged with its path and fingerprint); health; graceful shutdown on SIGTERM and
 // SIGINT; no password, token or cookie in the log.
-import t from 'tap'
+import t from '../tap.ts'
 import { once } from 'node:events'
 import { X509Certificate } from 'node:crypto'
 import { readFileSync } from 'node:fs'

@@ -1,7 +1,7 @@
 // src/logger.ts terminalLogging: when a person reads the server's output (a terminal, not production)
 // each request is one line, pretty-printed when pino-pretty is installed; anywhere else the app keeps
 // its JSON lines, "incoming request" and "request completed" both.
-import t from 'tap'
+import t from '../tap.ts'
 import { Writable } from 'node:stream'
 import Fastify from 'fastify'
 import pino from 'pino'

@@ -1,7 +1,7 @@
 // Hostile NDJSON: bodies of generated records with bad shapes, POSTed to /ingest
 // with the right token. Never a 5xx, every refusal a GeneralError, and nothing half-written: the
 // profile tables are unchanged by a refused body.
-import t from 'tap'
+import t from '../tap.ts'
 import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'

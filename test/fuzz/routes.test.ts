@@ -1,7 +1,7 @@
 // Hostile input: generated bodies, queries, paths and headers sent to every route
 // the app has (read from app.printRoutes), with and without credentials. Never a 5xx except the
 // documented 503s, every error in one of the two documented shapes, nothing else changed.
-import t, { type Test } from 'tap'
+import t, { type Test } from '../tap.ts'
 import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'

@@ -2,7 +2,7 @@
 // certificates served by a local peer (GOOGLE_CERTS_URL); create, match, link by e-mail, unlink and
 // link again, every way a credential is refused, and nothing of a credential or of the library's error
 // text in the logs. One app for the file; it logs at trace level into memory.
-import t, { type Test } from 'tap'
+import t, { type Test } from '../tap.ts'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'

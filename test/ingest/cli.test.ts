@@ -1,6 +1,6 @@
 // `npm run import` and `npm run demo-data`, run as the operator runs them: child processes against
 // an embedded database in a temporary DATA_DIR, or a new PostgreSQL database with TEST_DATABASE_URL.
-import t from 'tap'
+import t from '../tap.ts'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'

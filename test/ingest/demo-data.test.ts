@@ -1,5 +1,5 @@
 // The demo dataset: a pure function of (seed, month), realistic in shape, importable as it is.
-import t from 'tap'
+import t from '../tap.ts'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

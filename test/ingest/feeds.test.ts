@@ -1,7 +1,7 @@
 // Collector feeds: a file is a stream of upserts. A record whose key came earlier replaces it (the
 // last wins), the two orders of a friendship are one key, and the summary says what the import did
 // to the database (inserted, updated, unchanged per record type).
-import t from 'tap'
+import t from '../tap.ts'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -1,5 +1,5 @@
 // POST /api/v1/ingest: a collector pushes NDJSON with the ingest token.
-import t from 'tap'
+import t from '../tap.ts'
 import { readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'

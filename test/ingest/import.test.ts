@@ -1,6 +1,6 @@
 // The import service on hand-written files: whole-file validation with line numbers, skipInvalid,
 // idempotent re-import, records in any order, references to rows already in the database.
-import t from 'tap'
+import t from '../tap.ts'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

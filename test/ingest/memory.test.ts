@@ -1,6 +1,6 @@
 // A 100,000-line file imports with flat memory: the import streams its input and keeps ids, never
 // records. Heap growth is sampled during the import (no timing assertion).
-import t from 'tap'
+import t from '../tap.ts'
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs'
 import { once } from 'node:events'
 import { tmpdir } from 'node:os'

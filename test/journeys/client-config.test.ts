@@ -1,5 +1,5 @@
 // GET /client-config (public): what the dashboard shapes itself by, from the configuration.
-import t from 'tap'
+import t from '../tap.ts'
 import { build } from '../helper.ts'
 
 t.test('a development server without SMTP, Google or Stripe', async (t) => {

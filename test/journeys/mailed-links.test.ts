@@ -3,7 +3,7 @@
 // and following both links as the page does (the page, then the API calls) leaves the secret in no
 // log line at trace level, on the page paths, the API paths, their query strings, the not-found
 // path and the router's refusals.
-import t, { type Test } from 'tap'
+import t, { type Test } from '../tap.ts'
 import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { build, logCapture, uniqueEmail, GOOD_PASSWORD } from '../helper.ts'

@@ -2,7 +2,7 @@
 // describes every API route, with both security schemes. Every response the suite receives is checked
 // against it (test/response-check.ts, applied by build()); here a representative run reaches every
 // kind of status, and every operation is sent what Fastify refuses before any handler runs.
-import t from 'tap'
+import t from '../tap.ts'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { build, signedInUser } from '../helper.ts'
 import { createAjv, validatedOperations } from '../response-check.ts'

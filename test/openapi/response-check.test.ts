@@ -1,7 +1,7 @@
 // The suite-wide response check (test/response-check.ts, applied by build() to every app and by
 // startServer() to every server process): it lets a response that matches the document through and
 // catches one that does not, with a message naming the request, the status and Ajv's errors.
-import t from 'tap'
+import t from '../tap.ts'
 import Fastify, { type FastifySchema } from 'fastify'
 import swagger from '@fastify/swagger'
 import {

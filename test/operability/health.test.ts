@@ -1,7 +1,7 @@
 // The probes: /health/live (the process answers) and /health/ready (the database answers, every
 // migration this code ships is applied, not shutting down), next to the unchanged /health; and what
 // the metrics say when the database is gone.
-import t from 'tap'
+import t from '../tap.ts'
 import { build, logCapture } from '../helper.ts'
 import { listenMetrics } from '../../src/startup.ts'
 import { find, scrape } from './prometheus.ts'

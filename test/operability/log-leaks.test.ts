@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import t from 'tap'
+import t from '../tap.ts'
 import { createSigner } from 'fast-jwt'
 import { build, logCapture, sessionCookie, signedInUser, uniqueEmail } from '../helper.ts'
 import { createLogCapture } from '../log-capture.ts'

@@ -2,7 +2,7 @@
 // and timed per route pattern, open SSE streams, queue depth, job durations, the database; and
 // request ids (X-Request-ID, reqId in the log lines). (The database gone: test/operability/health.test.ts.) A web instance (WORKERS 0) and a worker
 // instance (WORKERS 1) share one database, as a scaled-out deployment does.
-import t from 'tap'
+import t from '../tap.ts'
 import { build, logCapture, onPostgres, signedInUser } from '../helper.ts'
 import { listenMetrics } from '../../src/startup.ts'
 import { find, parse, scrape, type Sample } from './prometheus.ts'

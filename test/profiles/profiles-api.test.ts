@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../tap.ts'
 import type { FastifyInstance } from 'fastify'
 import { profiles } from '../../src/db/schema.ts'
 import { likePattern } from '../../src/routes/profiles/index.ts'

@@ -3,7 +3,7 @@
 // this instance and on another one, no enumeration, no token or cookie in any answer, the rate limits,
 // and no secret in the logs. One app for the file (plus a second instance on its database).
 import { createHash } from 'node:crypto'
-import t, { type Test } from 'tap'
+import t, { type Test } from '../tap.ts'
 import type { LightMyRequestResponse } from 'fastify'
 import { build, freshDatabase, GOOD_PASSWORD, sessionCookie, signedInUser, uniqueEmail } from '../helper.ts'
 import { loggerOptions } from '../../src/logger.ts'

@@ -3,7 +3,7 @@
 // (source, friend) with part=friends, the API's numbers unrounded and formula-like text defused.
 // The CSV is read back with a parser of its own here and compared, number by number, with the JSON
 // the API serves for the same report.
-import t, { type Test } from 'tap'
+import t, { type Test } from '../tap.ts'
 import type { FastifyInstance } from 'fastify'
 import { build, signedInUser } from '../helper.ts'
 import { accountInterests, accounts, follows, interests, profiles } from '../../src/db/schema.ts'

@@ -1,6 +1,6 @@
 // GET /report/{id}/friends/{friendId}: the interests behind a friend's two counts, under the rules of
 // the other detail routes, resolved from what generation stored.
-import t from 'tap'
+import t from '../tap.ts'
 import { build, signedInUser } from '../helper.ts'
 import { waitForStatus } from './report-wait.ts'
 import { seedReportData } from './seed.ts'

@@ -1,5 +1,5 @@
 // Every error of the report routes, in the GeneralError shape.
-import t from 'tap'
+import t from '../tap.ts'
 import { build, signedInUser } from '../helper.ts'
 import { createReport } from './report-wait.ts'
 import { seedReportData } from './seed.ts'

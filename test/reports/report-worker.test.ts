@@ -1,5 +1,5 @@
 // Generation survives a dead worker, and a report that fails every attempt gives its credit back.
-import t from 'tap'
+import t from '../tap.ts'
 import { build, freshDatabase, signedInUser } from '../helper.ts'
 import { GENERATE_QUEUE } from '../../src/jobs/queue.ts'
 import { createReport, waitForStatus } from './report-wait.ts'

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t from '../tap.ts'
 import { build, signedInUser } from '../helper.ts'
 import { waitForStatus as waitFor } from './report-wait.ts'
 import { seedReportData } from './seed.ts'

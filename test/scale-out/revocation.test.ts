@@ -4,7 +4,7 @@
 // was cut is honoured on B within SESSION_RECONCILE_S, its JWT refused and its stream ended. PGlite is
 // embedded in one process, so this runs on PostgreSQL only (the single-process paths:
 // test/auth/revocation.test.ts and test/sse/sse-session-end.test.ts).
-import t from 'tap'
+import t from '../tap.ts'
 import { freshDatabase, onPostgres } from '../helper.ts'
 import { until } from '../peers/wait.ts'
 import { call, signedInOn, startServer, type ServerProcess } from '../peers/server-process.ts'

@@ -5,7 +5,7 @@
 // JWTs fail on B within a second. PGlite is embedded in one process, so this runs on PostgreSQL only.
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import t from 'tap'
+import t from '../tap.ts'
 import { freshDatabase, GOOD_PASSWORD, onPostgres, uniqueEmail } from '../helper.ts'
 import { until } from '../peers/wait.ts'
 import { call, startServer } from '../peers/server-process.ts'

@@ -3,7 +3,7 @@
 // each with its own connections and LISTEN on PostgreSQL (another handle on the one embedded instance
 // on PGlite): a change made through one, or by any other writer (plain SQL here, as a CLI or an
 // operator would), reaches the other through drizzle/0003's triggers and NOTIFY within a second.
-import t from 'tap'
+import t from '../tap.ts'
 import type { FastifyInstance } from 'fastify'
 import { build, freshDatabase, signedInUser, type Tap } from '../helper.ts'
 import { until } from '../peers/wait.ts'

@@ -4,7 +4,7 @@
 // connect, status events with ids, `done` then the end, Last-Event-ID replay, 204 for a finished
 // report the client has seen to the end, and `: ping` heartbeats. One app (with a worker, and a
 // heartbeat every second) serves the whole file.
-import t from 'tap'
+import t from '../tap.ts'
 import { build, signedInUser } from '../helper.ts'
 import { createReport, waitForStatus } from '../reports/report-wait.ts'
 import { seedReportData } from '../reports/seed.ts'

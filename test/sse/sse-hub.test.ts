@@ -2,7 +2,7 @@
 // events are being written misses none and gets none twice (it subscribes before it reads its
 // backlog); a failed fan-out read ends the report's streams so that their clients resume from the
 // table; a LISTEN that reconnects reads what it may have missed; a client that stops reading is cut off.
-import t from 'tap'
+import t from '../tap.ts'
 import { freshDatabase, type Tap } from '../helper.ts'
 import type { Database } from '../../src/db/client.ts'
 import { reports, users } from '../../src/db/schema.ts'

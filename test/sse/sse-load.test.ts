@@ -3,7 +3,7 @@
 // subscribers: one LISTEN connection, a NOTIFY after each event's commit, at most one read of
 // report_events per event (counted on every statement the app sends to the database).
 import { request as httpRequest } from 'node:http'
-import t from 'tap'
+import t from '../tap.ts'
 import { build, freshDatabase, onPostgres, signedInUser } from '../helper.ts'
 import { createReport } from '../reports/report-wait.ts'
 import { seedReportData } from '../reports/seed.ts'

@@ -8,7 +8,7 @@
 import { once } from 'node:events'
 import { connect as http2Connect, constants as h2, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2'
 import type { AddressInfo } from 'node:net'
-import t from 'tap'
+import t from '../tap.ts'
 import { build, freshDatabase, signedInUser, testConfig } from '../helper.ts'
 import { createReport } from '../reports/report-wait.ts'
 import { seedReportData } from '../reports/seed.ts'

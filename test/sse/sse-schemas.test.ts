@@ -1,7 +1,7 @@
 // The stream's events as the OpenAPI document describes them (schemas/sse.ts): the document lists
 // every event name with its payload schema under the text/event-stream 200, and what a real stream
 // sends validates against those schemas.
-import t from 'tap'
+import t from '../tap.ts'
 import { Value } from '@sinclair/typebox/value'
 import { SSE_EVENTS, type SseEventName } from '../../schemas/sse.ts'
 import { build, signedInUser } from '../helper.ts'

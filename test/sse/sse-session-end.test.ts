@@ -4,7 +4,7 @@
 // when its token expires ("token-expired"); the end event has no id, unlike status and done. One user
 // holds at most SSE_MAX_STREAMS_PER_USER (20) streams: the 21st is 429 with Retry-After. Across two
 // instances: test/scale-out/revocation.test.ts.
-import t, { type Test } from 'tap'
+import t, { type Test } from '../tap.ts'
 import { build, signedInUser } from '../helper.ts'
 import { createReport } from '../reports/report-wait.ts'
 import { seedReportData } from '../reports/seed.ts'

@@ -1,0 +1,8 @@
+// The dashboard in Chromium: the report page, the dashboard, its states.
+import { runGroup } from '../group.ts'
+
+await runGroup([
+  'dashboard/report-page.test.ts',
+  'dashboard/dashboard.test.ts',
+  'dashboard/states.test.ts'
+])

@@ -1,0 +1,8 @@
+// The dashboard in Chromium: Google sign-in, recovery, confirmation.
+import { runGroup } from '../group.ts'
+
+await runGroup([
+  'dashboard/google.test.ts',
+  'dashboard/recovery.test.ts',
+  'dashboard/confirm.test.ts'
+])

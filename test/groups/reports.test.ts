@@ -1,0 +1,14 @@
+// Reports, profiles, the typed client, the journeys of mailed links.
+import { runGroup } from '../group.ts'
+
+await runGroup([
+  'reports/reports-api.test.ts',
+  'reports/friend-detail.test.ts',
+  'reports/export.test.ts',
+  'reports/report-worker.test.ts',
+  'reports/report-errors.test.ts',
+  'profiles/profiles-api.test.ts',
+  'client/client.test.ts',
+  'journeys/client-config.test.ts',
+  'journeys/mailed-links.test.ts'
+])
