@@ -1,18 +1,17 @@
 // Test helper: build(t) -> the app on a fresh database (embedded PGlite, or a new PostgreSQL database
 // per call when TEST_DATABASE_URL is set), closed at teardown.
-import { createHash, randomBytes } from 'node:crypto'
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
 import postgres from 'postgres'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { buildApp, type AppDeps } from '../src/app.ts'
 import { loadConfig, testDatabaseUrl, type Config } from '../src/config.ts'
 import { createDatabase, type Database } from '../src/db/client.ts'
-import { migrateDatabase, migrationsFolder } from '../src/db/migrate.ts'
 import { loggerOptions } from '../src/logger.ts'
+import { createFromTemplate, databaseUrl, pgliteTemplateDir, scratch } from './db-template.ts'
 import { createLogCapture, type LogCapture } from './log-capture.ts'
 import { checkResponsesIn } from './response-check.ts'
 
@@ -21,110 +20,12 @@ type Tap = { teardown: (fn: () => unknown) => void, fail?: (message: string, ext
 export const onPostgres = Boolean(testDatabaseUrl)
 export const TEST_JWT_SECRET = 'test-jwt-secret-0123456789abcdefghijklmnop'
 
-// Every test database starts as a copy of one migrated template, made once per machine and set of
-// migrations (the name carries a hash of drizzle/ and of the PGlite build), not migrated per test:
-// - PGlite: a migrated data directory in memory (/dev/shm); each database is a new PGlite on a
-//   copy of it (no initdb, no migrations; a copied directory starts in half the CPU time of a
-//   loaded tar dump).
-// - PostgreSQL: a database pir_template_<hash>; each test database is CREATE DATABASE ... TEMPLATE it.
-// The first process that needs a template makes it under another name and renames it when it is
-// complete (PostgreSQL: under an advisory lock), so no test sees a half-made one.
-const TEMPLATE_LOCK = 7_412_310_002
-
-let key: string | undefined
-function templateKey (): string {
-  if (key === undefined) {
-    const hash = createHash('sha256')
-    const files = (readdirSync(migrationsFolder, { recursive: true }) as string[]).sort()
-    for (const f of files) {
-      const path = join(migrationsFolder, f)
-      if (statSync(path).isFile()) hash.update(f).update(readFileSync(path))
-    }
-    const wasm = fileURLToPath(import.meta.resolve('@electric-sql/pglite/pglite.wasm'))
-    hash.update(`${wasm} ${statSync(wasm).size}`)
-    key = hash.digest('hex').slice(0, 16)
-  }
-  return key
-}
-
-/** where PGlite data directories go: memory (/dev/shm) where there is one, else the temp directory */
-const scratch = existsSync('/dev/shm') ? '/dev/shm' : tmpdir()
-
-let pgliteTemplate: Promise<string> | undefined
-
-/** the migrated PGlite data directory every embedded test database is a copy of */
-function pgliteTemplateDir (): Promise<string> {
-  pgliteTemplate ??= (async () => {
-    const dir = join(scratch, `pir-test-template-${templateKey()}`)
-    if (existsSync(dir)) return dir
-    const building = `${dir}.${process.pid}`
-    rmSync(building, { recursive: true, force: true })
-    const pg = new PGlite(building)
-    await migrateDatabase({ pglite: pg })
-    await pg.close()
-    try {
-      renameSync(building, dir)
-    } catch (err) {
-      // another process finished first: its copy is as good
-      if (!existsSync(dir)) throw err
-      rmSync(building, { recursive: true, force: true })
-    }
-    return dir
-  })()
-  return pgliteTemplate
-}
-
-/** retried while PostgreSQL says another session is still on the database (55006): a closed connection's backend ends a moment later */
-async function whileInUse<T> (statement: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await statement()
-    } catch (err) {
-      if ((err as { code?: string }).code !== '55006' || attempt >= 100) throw err
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
-}
-
-function databaseUrl (name: string): string {
-  const url = new URL(testDatabaseUrl)
-  url.pathname = `/${name}`
-  return url.href
-}
-
-let postgresTemplate: Promise<string> | undefined
-
-/** the name of the migrated template database on TEST_DATABASE_URL's server */
-function postgresTemplateName (admin: postgres.Sql): Promise<string> {
-  postgresTemplate ??= (async () => {
-    const name = `pir_template_${templateKey()}`
-    const lock = await admin.reserve()
-    try {
-      await lock`select pg_advisory_lock(${TEMPLATE_LOCK})`
-      const [found] = await lock`select 1 from pg_database where datname = ${name}`
-      if (!found) {
-        const building = `${name}_${process.pid}`
-        await lock.unsafe(`drop database if exists ${building} with (force)`)
-        await lock.unsafe(`create database ${building}`)
-        await migrateDatabase({ url: databaseUrl(building) })
-        await whileInUse(() => lock.unsafe(`alter database ${building} rename to ${name}`))
-      }
-    } finally {
-      await lock`select pg_advisory_unlock(${TEMPLATE_LOCK})`.catch(() => {})
-      lock.release()
-    }
-    return name
-  })()
-  return postgresTemplate
-}
-
 /** a fresh, migrated database that lives until the test ends */
 export async function freshDatabase (t: Tap): Promise<Database> {
   if (testDatabaseUrl) {
     const name = `pir_test_${process.pid}_${randomBytes(4).toString('hex')}`
     const admin = postgres(testDatabaseUrl, { max: 1, onnotice: () => {} })
-    const template = await postgresTemplateName(admin)
-    await whileInUse(() => admin.unsafe(`create database ${name} template ${template}`))
+    await createFromTemplate(admin, name)
     const database = await createDatabase({ url: databaseUrl(name) })
     t.teardown(async () => {
       await database.close()

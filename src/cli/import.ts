@@ -3,12 +3,10 @@
 // validated whole first: with invalid lines nothing is imported (exit 1) unless --skip-invalid.
 // A progress line goes to stderr when it is a terminal (nothing when it is not: a log stays clean);
 // the summary of what was inserted, updated and unchanged goes to stdout at the end.
+// The arguments are checked before anything else is loaded: someone who mistypes a flag gets the
+// answer at once, not after the configuration, database and ingest modules have loaded.
 import { parseArgs } from 'node:util'
-import { loadConfig } from '../config.ts'
-import { ConfigError } from '../errors.ts'
-import { openDatabase } from '../plugins/db.ts'
-import { createIngestService, type ImportProgress } from '../services/ingest/index.ts'
-import { progressLine, summaryText } from './import-report.ts'
+import type { ImportProgress } from '../services/ingest/index.ts'
 
 const USAGE = 'usage: npm run import -- FILE [--skip-invalid]'
 
@@ -27,8 +25,14 @@ const { positionals, values } = parsed
 if (positionals.length !== 1) fail(USAGE)
 const [file] = positionals
 
+const { loadConfig } = await import('../config.ts')
+const { ConfigError } = await import('../errors.ts')
 let config
 try { config = loadConfig() } catch (err) { fail(err instanceof ConfigError ? err.message : String(err)) }
+// the database and ingest modules, once the configuration is known to be good
+const { openDatabase } = await import('../plugins/db.ts')
+const { createIngestService } = await import('../services/ingest/index.ts')
+const { progressLine, summaryText } = await import('./import-report.ts')
 
 const tty = process.stderr.isTTY
 const started = performance.now()

@@ -1,10 +1,9 @@
 // npm run promo -- create CODE --max-uses N [--expires YYYY-MM-DD] [--credits K]
 // npm run promo -- list
+// The arguments are checked before anything else is loaded: someone who mistypes a flag gets the
+// answer at once, not after the configuration, database and service modules have loaded.
 import { parseArgs } from 'node:util'
-import { loadConfig } from '../config.ts'
-import { ConfigError } from '../errors.ts'
-import { openDatabase } from '../plugins/db.ts'
-import { createPromocodeService, type NewPromocode } from '../services/promocodes.ts'
+import type { NewPromocode } from '../services/promocodes.ts'
 
 const USAGE = 'usage: npm run promo -- create CODE --max-uses N [--expires YYYY-MM-DD] [--credits K]\n       npm run promo -- list'
 
@@ -44,8 +43,13 @@ if (command === 'create') {
   promo = { code, maxUses, credits, expiresAt }
 }
 
+const { loadConfig } = await import('../config.ts')
+const { ConfigError } = await import('../errors.ts')
 let config
 try { config = loadConfig() } catch (err) { fail(err instanceof ConfigError ? err.message : String(err)) }
+// the database modules, once the configuration is known to be good
+const { openDatabase } = await import('../plugins/db.ts')
+const { createPromocodeService } = await import('../services/promocodes.ts')
 const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, prepare: config.databasePrepare })
 const promos = createPromocodeService({ db: database.db })
 try {

@@ -1,5 +1,6 @@
 // `npm run db:migrate` and `npm run promo` as the operator runs them: child processes against an
-// embedded database in a temporary DATA_DIR, or a new PostgreSQL database with TEST_DATABASE_URL.
+// embedded database in a temporary DATA_DIR, or a new PostgreSQL database with TEST_DATABASE_URL:
+// empty for db:migrate, already migrated for promo (which is not about migrating).
 // A promocode made by the CLI is then used by a sign-up on the same database.
 import t from '../tap.ts'
 import { spawn } from 'node:child_process'
@@ -50,7 +51,7 @@ t.test('npm run db:migrate applies every migration, once', async (t) => {
 })
 
 t.test('npm run promo: create and list; the code then works at sign-up', async (t) => {
-  const target = await childDatabase(t)
+  const target = await childDatabase(t, { migrated: true })
   const created = await npm('promo', ['create', 'SPRING-25', '--max-uses', '2', '--credits', '3', '--expires', '2099-12-31'], target.env)
   t.equal(created.code, 0, created.stderr)
   t.equal(created.stdout.trim(), 'created SPRING-25: 2 uses, 3 credit(s), expires 2099-12-31')

@@ -1,5 +1,6 @@
 // `npm run import` and `npm run demo-data`, run as the operator runs them: child processes against
-// an embedded database in a temporary DATA_DIR, or a new PostgreSQL database with TEST_DATABASE_URL.
+// an embedded database in a temporary DATA_DIR, or a new PostgreSQL database with TEST_DATABASE_URL,
+// already migrated (these tests are not about migrating: test/foundation/cli.test.ts is).
 import t from '../tap.ts'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -11,9 +12,9 @@ import type { Tap } from '../helper.ts'
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url))
 
-/** where a CLI stores its data: env for the child, and a way to look at the result */
+/** where a CLI stores its data (migrated): env for the child, and a way to look at the result */
 async function target (t: Tap): Promise<{ env: Record<string, string>, open: () => Promise<Database> }> {
-  const { env, dataDir, url } = await childDatabase(t)
+  const { env, dataDir, url } = await childDatabase(t, { migrated: true })
   return { env, open: () => url ? createDatabase({ url }) : createDatabase({ dataDir }) }
 }
 
