@@ -89,7 +89,7 @@ async function shapeOf (pg: PGlite): Promise<string> {
 async function emptied (pg: PGlite): Promise<boolean> {
   try {
     await pg.exec('discard all')
-    await pg.exec(`drop schema if exists pgboss cascade`)
+    await pg.exec('drop schema if exists pgboss cascade')
     const tables = await pg.query<{ name: string }>(`select format('%I.%I', schemaname, tablename) as name from pg_tables
       where schemaname not in ('pg_catalog', 'information_schema', 'drizzle')`)
     if (tables.rows.length > 0) await pg.exec(`truncate ${tables.rows.map((r) => r.name).join(', ')} restart identity cascade`)
