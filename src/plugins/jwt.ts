@@ -101,11 +101,20 @@ async function jwtPlugin (app: FastifyInstance, opts: JwtPluginOptions) {
     return found ? { id: found.session.userId, sid: found.session.publicId } : null
   })
 
-  // A token is a function of its claims alone (sub, sid, iat in whole seconds, exp = iat + JWT_TTL),
-  // signed afresh each time: a memo of issued tokens pays only when one session refreshes twice in a
-  // second, and over 2,000 sessions it cost more than it saved (see docs/benchmarks.md, Caches on the
-  // hot paths).
-  app.decorate('issueToken', (user: AuthUser) => app.jwt.sign({ sub: user.id, sid: user.sid, iat: Math.floor(Date.now() / 1000) }))
+  // A token is a function of its claims alone (sub, sid, iat in whole seconds, exp = iat + JWT_TTL):
+  // a session refreshed again within the same second gets the token it got the first time, the same
+  // bytes a new signature would make, without signing again. It pays when sessions refresh many times
+  // a second (scenario 4: removing it cost 28 % / 46 % of req/s), which an instruction count under
+  // valgrind, fifty times slower, cannot show (see docs/benchmarks.md, Caches on the hot paths).
+  const issued = createViewCache<{ sub: string, iat: number, token: string }>({ maxEntries: 10_000, ttlMs: 2_000 })
+  app.decorate('issueToken', (user: AuthUser) => {
+    const iat = Math.floor(Date.now() / 1000)
+    const known = issued.peek(user.sid)
+    if (known && known.iat === iat && known.sub === user.id) return known.token
+    const token = app.jwt.sign({ sub: user.id, sid: user.sid, iat })
+    issued.set(user.sid, { sub: user.id, iat, token })
+    return token
+  })
 }
 
 // identify falls back to the session cookie
