@@ -18,6 +18,12 @@ import { checkResponsesIn } from './response-check.ts'
 type Tap = { teardown: (fn: () => unknown) => void, fail?: (message: string, extra: Record<string, unknown>) => unknown }
 
 export const onPostgres = Boolean(testDatabaseUrl)
+/**
+ * the lowest argon2 cost the configuration accepts, every test's default: the same code path at a
+ * fraction of the CPU (the production cost is src/config.ts's default, checked in
+ * test/foundation/config.test.ts)
+ */
+export const CHEAP_ARGON2 = { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' }
 export const TEST_JWT_SECRET = 'test-jwt-secret-0123456789abcdefghijklmnop'
 
 /** a fresh, migrated database that lives until the test ends */
@@ -112,10 +118,7 @@ export function testConfig (t: Tap, env: Record<string, string> = {}): Config {
     JWT_SECRET: TEST_JWT_SECRET,
     SESSION_SECRET: 'test-session-secret-0123456789abcdefghijkl',
     WORKERS: '0',
-    // the lowest argon2 cost the configuration accepts: the same code path at a fraction of the CPU
-    // (the production cost is the default of src/config.ts, checked in test/foundation/config.test.ts)
-    ARGON2_MEMORY_KIB: '1024',
-    ARGON2_TIME_COST: '1',
+    ...CHEAP_ARGON2,
     ...env
   })
 }

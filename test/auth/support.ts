@@ -1,10 +1,10 @@
 // Small helpers shared by the auth tests (not a test file itself).
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { Database } from '../../src/db/client.ts'
-import { GOOD_PASSWORD } from '../helper.ts'
+import { CHEAP_ARGON2, GOOD_PASSWORD } from '../helper.ts'
 
 /** the lowest argon2 cost the config accepts: the same code path, a fraction of the time */
-export const FAST_ARGON2 = { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' }
+export const FAST_ARGON2 = CHEAP_ARGON2
 
 export const WRONG_CREDENTIALS = { status: 'error', fieldError: { field: 'password', message: 'Wrong e-mail or password' } }
 export const ACCESS_DENIED = { code: 401, message: 'access denied' }

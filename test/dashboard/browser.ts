@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
-import { build, GOOD_PASSWORD, registeredUser, type RegisteredUser } from '../helper.ts'
+import { build, CHEAP_ARGON2, GOOD_PASSWORD, registeredUser, type RegisteredUser } from '../helper.ts'
 
 export const CHROMIUM = '/usr/bin/chromium'
 export const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url))
@@ -27,7 +27,7 @@ export const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: inst
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
 /** a small, fast password hash: the browser tests sign in many times */
-export const FAST_HASH = { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' }
+export const FAST_HASH = CHEAP_ARGON2
 
 /** headless Chromium that opens PUBLIC_ORIGIN on this port-0 listener (--host-resolver-rules) */
 export async function launchChromium (port: number): Promise<Browser> {

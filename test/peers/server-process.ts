@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { GOOD_PASSWORD, TEST_JWT_SECRET, uniqueEmail } from '../helper.ts'
+import { CHEAP_ARGON2, GOOD_PASSWORD, TEST_JWT_SECRET, uniqueEmail } from '../helper.ts'
 import { checkResponsesOf, checkServerResponse } from '../response-check.ts'
 import { withoutCoverage } from './child-env.ts'
 
@@ -39,9 +39,7 @@ export function serverEnv (env: Record<string, string>): Record<string, string> 
     CAPTCHA: 'off',
     DEMO_DATA: 'off',
     LOG_LEVEL: 'info',
-    // the lowest argon2 cost the config accepts: the same code path, a fraction of the time
-    ARGON2_MEMORY_KIB: '1024',
-    ARGON2_TIME_COST: '1',
+    ...CHEAP_ARGON2,
     JWT_SECRET: TEST_JWT_SECRET,
     SESSION_SECRET: 'test-session-secret-0123456789abcdefghijkl',
     ...env
