@@ -55,7 +55,9 @@ export const EnvSchema = Type.Object({
   ARGON2_PARALLELISM: Int(1, 1, 16),
   // 0: one less than UV_THREADPOOL_SIZE (at least 1)
   ARGON2_CONCURRENCY: Int(0, 0, 1024),
-  // read by libuv itself; read here too, to size ARGON2_CONCURRENCY
+  // read by libuv itself, once, before the service's first line runs; read here too, to size
+  // ARGON2_CONCURRENCY. 4 is libuv's own default; `npm start`, `start:prod` and the image set 5, so
+  // that four hashes run at once and one thread stays free (docs/benchmarks.md, Sign-in under a flood)
   UV_THREADPOOL_SIZE: Int(4, 1, 1024),
   RATE_LIMIT_SIGNIN_EMAIL: Int(10, 1),
   RATE_LIMIT_SIGNIN_IP: Int(30, 1),

@@ -50,6 +50,8 @@ export interface Config {
   argon2: { memoryCost: number, timeCost: number, parallelism: number }
   /** argon2 jobs in libuv's thread pool at once (ARGON2_CONCURRENCY; default UV_THREADPOOL_SIZE - 1) */
   argon2Concurrency: number
+  /** libuv's thread pool as the process was started with it (UV_THREADPOOL_SIZE; libuv's own default is 4) */
+  threadPoolSize: number
   rateLimits: {
     signinEmail: number, signinIp: number, signupIp: number, recoveryEmail: number, recoveryIp: number,
     refresh: number, global: number, resend: number, authFailuresIp: number, promocodeUser: number,
@@ -120,7 +122,9 @@ function devSecrets (dataDir: string): { jwt: string, session: string } {
 /**
  * The environment, with the `.env` file of the working directory (when there is one) filling what the
  * environment leaves unset: the environment wins, as with `node --env-file`. Node parses the file
- * (util.parseEnv, the same rules as --env-file), so no dotenv library is needed.
+ * (util.parseEnv, the same rules as --env-file), so no dotenv library is needed. The file cannot
+ * set UV_THREADPOOL_SIZE: libuv has read it from the process's environment before this runs, and
+ * the configuration sizes ARGON2_CONCURRENCY by the pool the process really has.
  */
 export function environment (env: Record<string, string | undefined> = process.env, file = join(process.cwd(), '.env')): Record<string, string | undefined> {
   let text: string
@@ -131,7 +135,8 @@ export function environment (env: Record<string, string | undefined> = process.e
     if (code === 'ENOENT') return env
     throw new ConfigError(`invalid configuration: ${file} cannot be read (${code})`)
   }
-  return { ...parseDotEnv(text), ...env }
+  const { UV_THREADPOOL_SIZE: _ignored, ...fromFile } = parseDotEnv(text)
+  return { ...fromFile, ...env }
 }
 
 export function loadConfig (source: Record<string, string | undefined> = environment()): Config {
@@ -272,6 +277,7 @@ function toConfig (e: Env, { production, dataDir, secrets, captchaOn, metricsPor
     metricsHost: e.METRICS_HOST,
     argon2: { memoryCost: e.ARGON2_MEMORY_KIB, timeCost: e.ARGON2_TIME_COST, parallelism: e.ARGON2_PARALLELISM },
     argon2Concurrency: e.ARGON2_CONCURRENCY || Math.max(1, e.UV_THREADPOOL_SIZE - 1),
+    threadPoolSize: e.UV_THREADPOOL_SIZE,
     rateLimits: {
       signinEmail: e.RATE_LIMIT_SIGNIN_EMAIL,
       signinIp: e.RATE_LIMIT_SIGNIN_IP,

@@ -35,6 +35,8 @@ function announce (app: FastifyInstance, config: Config): void {
   app.log.info({ dashboard: `${origin}/`, docs: `${origin}/api/v1/docs` }, `dashboard ${origin}/ and API docs ${origin}/api/v1/docs`)
   if (!config.mail.smtpUrl) app.log.info({ outbox: config.mail.outboxDir }, `mail is written to ${config.mail.outboxDir} (no SMTP_URL)`)
   if (config.secretsFile) app.log.info({ secretsFile: config.secretsFile }, `development JWT and session secrets in ${config.secretsFile}`)
+  const { argon2Concurrency, threadPoolSize } = config
+  app.log.info({ argon2Concurrency, threadPoolSize }, `passwords: ${argon2Concurrency} argon2 hashes at a time in a thread pool of ${threadPoolSize} (UV_THREADPOOL_SIZE)`)
 }
 
 async function importDemoData (app: FastifyInstance): Promise<void> {

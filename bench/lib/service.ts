@@ -32,14 +32,32 @@ export function newSecrets () {
   return { jwtSecret: randomBytes(32).toString('base64url'), sessionSecret: randomBytes(32).toString('base64url') }
 }
 
+function startScriptWords (): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  return pkg.scripts.start.trim().split(/\s+/)
+}
+
+/**
+ * The environment `npm start` sets before Node starts (`NAME=${NAME:-default}` words before `exec`),
+ * as that shell would: this process's value when it has one, else the script's default.
+ */
+export function startScriptEnv (): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const word of startScriptWords()) {
+    const m = /^(\w+)=\$\{\1:-([^}]*)\}$/.exec(word)
+    if (!m) break
+    env[m[1]] = process.env[m[1]] || m[2]
+  }
+  return env
+}
+
 /**
  * The V8 flags `npm start` gives the service (package.json), so that the benchmark measures the
  * process an operator runs: the tokens of the start script from `node` to the script, less the
  * `--import tsx` that every child gets anyway.
  */
 export function startScriptFlags (): string[] {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
-  const words = pkg.scripts.start.trim().split(/\s+/)
+  const words = startScriptWords()
   const flags: string[] = []
   for (let i = words.indexOf('node') + 1; i < words.length && words[i].startsWith('-'); i++) {
     if (words[i] === '--import') i++
@@ -103,6 +121,7 @@ export async function startService (run: BenchRun, opts: ServiceOptions): Promis
       CORS_ORIGINS: '',
       WORKERS: String(opts.workers ?? 0),
       LOG_LEVEL: settings.logLevel,
+      ...startScriptEnv(),
       ...(opts.limits === 'defaults' ? {} : RAISED_RATE_LIMITS),
       ...opts.env
     }

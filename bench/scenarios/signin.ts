@@ -9,6 +9,7 @@
 // the per-e-mail limit and the global budget keep their defaults.
 import { perClient, seedAccounts } from '../lib/accounts.ts'
 import { compareHttp, httpResultParts, runsPerSide, type Side } from '../lib/compare.ts'
+import { startScriptEnv } from '../lib/service.ts'
 import { settings } from '../lib/settings.ts'
 import { API, PASSWORD } from '../lib/seed.ts'
 import type { Scenario } from '../lib/scenario.ts'
@@ -51,7 +52,9 @@ export const signin: Scenario = {
       nodeFlags: settings.signinProbe ? ['--import', './bench/lib/signin-probe.ts'] : []
     }
     const app = await serviceFor(ctx, opts)
-    // UV_THREADPOOL_SIZE, if set, reaches both processes alike (both inherit this environment)
+    // The service gets the thread pool `npm start` gives it (bench/lib/service.ts, startScriptEnv);
+    // the bare side libuv's default of 4 unless this environment sets UV_THREADPOOL_SIZE: each runs
+    // four hashes at once, the service with one more thread free for its other work.
     const bare = await bareFor(ctx, { BENCH_PASSWORD: PASSWORD })
     const sets = perClient(emails, settings.connections, (email) => ({ body: JSON.stringify({ email, password: PASSWORD }) }))
     const json = { 'content-type': 'application/json' }
@@ -91,7 +94,7 @@ export const signin: Scenario = {
       accounts: emails.length,
       clients: `${settings.connections} connections, each its own X-Forwarded-For address and its own accounts`,
       limits: LIMITS,
-      threadpool: process.env.UV_THREADPOOL_SIZE ?? '4 (libuv default)',
+      threadpool: { service: startScriptEnv().UV_THREADPOOL_SIZE ?? '4 (libuv default)', bare: process.env.UV_THREADPOOL_SIZE ?? '4 (libuv default)' },
       target: { metric: 'req/s candidate / baseline at -c 100 -p 1 and -p 10', text: `>= ${TARGET.toFixed(2)}; p99 printed` },
       met: parts.ratio >= TARGET && parts.candidateErrors === 0,
       measuredAt: new Date().toISOString(),

@@ -15,7 +15,7 @@ const ROOMIER = { ...ROOMY, RATE_LIMIT_SIGNUP_IP: '100000' }
 
 t.test('a burst of sign-ins of distinct accounts: never more than the bound in the pool, all signed in', async (t) => {
   const app = await build(t, { ...FAST_ARGON2, ...ROOMIER })
-  t.equal(app.config.argon2Concurrency, 3, 'UV_THREADPOOL_SIZE 4 (the default): 3')
+  t.equal(app.config.argon2Concurrency, 3, 'UV_THREADPOOL_SIZE unset (libuv\'s pool of 4): 3')
   const accounts = []
   for (let i = 0; i < ACCOUNTS; i++) accounts.push(await registeredUser(app))
   const passwords = app.services.passwords

@@ -10,8 +10,15 @@ import { ROOT } from '../foundation/support.ts'
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8')
 const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>
-/** a package.json script as a process runs it without npm: its words, `exec` dropped */
-const command = (name: string) => scripts[name].replace(/^exec /, '').split(' ')
+// a script may set an environment variable first, keeping a value the caller already set
+const ENV_PREFIX = /^(\w+)=\$\{\1:-([^}]*)\} /
+/** a package.json script as a process runs it without npm: its words, environment prefix and `exec` dropped */
+const command = (name: string) => scripts[name].replace(ENV_PREFIX, '').replace(/^exec /, '').split(' ')
+/** the environment a script sets before node starts, with the values it gives when the caller set none */
+const scriptEnv = (name: string) => {
+  const m = ENV_PREFIX.exec(scripts[name])
+  return m ? { [m[1]]: m[2] } : {}
+}
 
 interface Instruction { stage: string, op: string, args: string }
 
@@ -41,7 +48,7 @@ t.test('CI runs the production path', async (t) => {
   t.match(ci, /PATH="\$node24:\$PATH" \.ci\/prod-smoke/, '… and on Node 24')
   for (const name of ['db:migrate:prod', 'start:prod', 'worker:prod', 'import:prod', 'promo:prod']) {
     t.ok(s.scripts.has(name), `prod-smoke runs ${name}`)
-    t.match(scripts[name], /^(exec )?node (--\S+ )*dist\/src\/\S+\.js$/, `${name} is node on dist/, no npm or tsx at run time`)
+    t.match(command(name).join(' '), /^node (--\S+ )*dist\/src\/\S+\.js$/, `${name} is node on dist/, no npm or tsx at run time`)
   }
   t.match(s.text, /npm ci --prefer-offline[^\n]*&& npm run build/, 'the build stage: npm ci, npm run build')
   t.match(s.text, /npm ci --omit=dev/, 'the runtime stage: npm ci --omit=dev')
@@ -71,6 +78,13 @@ t.test('Dockerfile: the same build, the same runtime files, node as PID 1, non-r
   const cmd = runtime.filter((i) => i.op === 'CMD')
   t.equal(cmd.length, 1)
   t.same(JSON.parse(cmd[0].args), command('start:prod'), 'CMD is start:prod in exec form: node is PID 1, SIGTERM reaches it')
+  // libuv reads UV_THREADPOOL_SIZE once, before the service's first line: the image sets what the
+  // script sets, in ENV (an exec-form CMD has no shell to set it)
+  const env = runtime.filter((i) => i.op === 'ENV').flatMap((i) => [...i.args.matchAll(/(\w+)=(\S+)/g)]).map((m) => [m[1], m[2]])
+  const expected = scriptEnv('start:prod')
+  t.same(Object.keys(expected), ['UV_THREADPOOL_SIZE'], 'start:prod sets libuv\'s thread pool')
+  t.same(Object.fromEntries(env.filter(([k]) => k in expected)), expected, 'the image\'s ENV sets the same thread pool')
+  t.same(scriptEnv('start'), expected, '… as npm start does')
 
   const user = runtime.filter((i) => i.op === 'USER').map((i) => i.args)
   t.equal(user.length, 1)

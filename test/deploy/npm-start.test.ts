@@ -1,6 +1,7 @@
 // `npm start` as a developer runs it: the start-up lines say where the dashboard, the API docs, the
-// mail outbox and the generated secrets are, and SIGTERM sent to npm (a terminal closing, a process
-// manager) stops the server too. A CLI started in a directory with a `.env` reads it.
+// mail outbox and the generated secrets are, and how many argon2 hashes run at once in a thread pool
+// of what size (the script sets UV_THREADPOOL_SIZE before Node starts); SIGTERM sent to npm (a
+// terminal closing, a process manager) stops the server too. A CLI started in a directory with a `.env` reads it.
 import t from '../tap.ts'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -21,13 +22,12 @@ const alive = (pid: number) => {
 
 t.test('npm start: start-up lines name the dashboard, docs, outbox and secrets; SIGTERM to npm stops the server', async (t) => {
   const db = await childDatabase(t)
-  const npm = spawn('npm', ['start'], {
-    cwd: ROOT,
-    env: childEnv({
-      ...db.env, NODE_ENV: 'development', PORT: '0', WORKERS: '0', DEMO_DATA: 'off', LOG_LEVEL: 'info', ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1'
-    }),
-    stdio: ['ignore', 'pipe', 'pipe']
+  const env = childEnv({
+    ...db.env, NODE_ENV: 'development', PORT: '0', WORKERS: '0', DEMO_DATA: 'off', LOG_LEVEL: 'info', ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1'
   })
+  // the script's own default, whatever this shell has
+  delete env.UV_THREADPOOL_SIZE
+  const npm = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   npm.stdout!.on('data', (d) => { stdout += d })
@@ -53,6 +53,10 @@ t.test('npm start: start-up lines name the dashboard, docs, outbox and secrets; 
   t.match(where.msg, `dashboard ${origin}/ and API docs ${origin}/api/v1/docs`, 'both in the message a person reads')
   t.equal(logs().find((l) => l.outbox)?.outbox, join(db.dataDir, 'outbox'), 'the mail outbox (no SMTP_URL)')
   t.equal(logs().find((l) => l.secretsFile)?.secretsFile, join(db.dataDir, 'secrets.json'), 'the generated secrets file')
+  const passwords = logs().find((l) => l.threadPoolSize)
+  t.same({ threadPool: passwords?.threadPoolSize, hashes: passwords?.argon2Concurrency }, { threadPool: 5, hashes: 4 },
+    'npm start gives libuv a pool of 5: four hashes at once, one thread always free for other work')
+  t.match(passwords?.msg, 'passwords: 4 argon2 hashes at a time in a thread pool of 5', '… said in words')
 
   npm.kill('SIGTERM')
   await exited

@@ -158,7 +158,7 @@ t.test('.env in the working directory fills what the environment leaves unset', 
   t.same(environment({ PORT: '9000' }, file), { PORT: '9000' }, 'no .env: the environment alone')
   writeFileSync(file, [
     '# a comment', 'PORT=8000', 'HOST=0.0.0.0', 'PUBLIC_URL="https://pir.example"', 'MAIL_FROM=\'Reports <r@pir.example>\'',
-    'export LOG_LEVEL=warn', 'DATA_DIR=' + join(dir, 'data'), ''
+    'export LOG_LEVEL=warn', 'DATA_DIR=' + join(dir, 'data'), 'UV_THREADPOOL_SIZE=16', ''
   ].join('\n'))
   const merged = environment({ PORT: '9000', NODE_ENV: 'test' }, file)
   t.equal(merged.PORT, '9000', 'the environment wins over the file')
@@ -166,7 +166,9 @@ t.test('.env in the working directory fills what the environment leaves unset', 
   t.equal(merged.HOST, '0.0.0.0', 'the file fills what the environment leaves unset')
   t.equal(merged.PUBLIC_URL, 'https://pir.example', 'quotes are removed')
   t.equal(merged.MAIL_FROM, 'Reports <r@pir.example>')
+  t.notOk('UV_THREADPOOL_SIZE' in merged, 'but not libuv\'s pool, which the process started with')
   const config = loadConfig(merged)
+  t.equal(config.argon2Concurrency, 3, 'hashes sized by the pool the process has (libuv\'s 4 here)')
   t.equal(config.port, 9000)
   t.equal(config.host, '0.0.0.0')
   t.equal(config.dataDir, join(dir, 'data'))
