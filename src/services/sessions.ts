@@ -194,9 +194,15 @@ export function createSessionService (deps: SessionServiceDeps) {
       return kept !== undefined && live(kept)
     },
 
-    /** the signed-in session of a (verified) session id, if it is live: unexpired, not ended */
+    /**
+     * the signed-in session of a (verified) session id, if it is live: unexpired, not ended. A live
+     * kept row is answered here, without liveRow's awaits: every refresh asks this, and each nested
+     * async call is a promise and a turn of the microtask queue (see docs/benchmarks.md, Caches on
+     * the hot paths).
+     */
     async live (sid: string): Promise<LiveSession | null> {
-      return asSession(sid, await liveRow(sid))
+      const kept = rows.peek(sid)
+      return asSession(sid, kept && live(kept) ? kept : await liveRow(sid))
     },
 
     /**
