@@ -60,12 +60,8 @@ export function createViewCache<V> (opts: ViewCacheOptions<V>): ViewCache<V> {
     if (size > maxBytes) return
     entries.set(key, { value, at: now(), bytes: size })
     bytes += size
-    if (entries.size <= opts.maxEntries && bytes <= maxBytes) return
     // the oldest entries go first (a Map iterates in insertion order)
-    for (const oldest of entries.keys()) {
-      if (entries.size <= opts.maxEntries && bytes <= maxBytes) break
-      drop(oldest)
-    }
+    while (entries.size > opts.maxEntries || bytes > maxBytes) drop(entries.keys().next().value!)
   }
 
   /** a load in flight for key is not kept, and is not joined by later callers */

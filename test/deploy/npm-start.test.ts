@@ -8,6 +8,7 @@ import { once } from 'node:events'
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { CHEAP_ARGON2 } from '../helper.ts'
 import { until } from '../peers/wait.ts'
 import { childDatabase, childEnv, ROOT, tempDir } from '../foundation/support.ts'
 
@@ -23,7 +24,7 @@ const alive = (pid: number) => {
 t.test('npm start: start-up lines name the dashboard, docs, outbox and secrets; SIGTERM to npm stops the server', async (t) => {
   const db = await childDatabase(t)
   const env = childEnv({
-    ...db.env, NODE_ENV: 'development', PORT: '0', WORKERS: '0', DEMO_DATA: 'off', LOG_LEVEL: 'info', ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1'
+    ...db.env, NODE_ENV: 'development', PORT: '0', WORKERS: '0', DEMO_DATA: 'off', LOG_LEVEL: 'info', ...CHEAP_ARGON2
   })
   // the script's own default, whatever this shell has
   delete env.UV_THREADPOOL_SIZE
