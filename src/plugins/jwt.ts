@@ -49,7 +49,9 @@ async function jwtPlugin (app: FastifyInstance, opts: JwtPluginOptions) {
   // SHA-256 of the token (fast-jwt's cache key) and its checks (see docs/benchmarks.md, Caches on the
   // hot paths). Keyed by the token's last 43 characters (an HS256 signature), the whole token then
   // compared: every request brings its token as a new string, which V8 hashes whole to look it up.
-  const verified = createViewCache<{ token: string, id: string, sid: string, expMs: number }>({ maxEntries: 10_000, ttlMs: opts.ttl * 1000 })
+  // An entry is good until its token's own expiry, checked on every hit, so the cache keeps no clock
+  // of its own; expired entries leave as newer tokens push them out.
+  const verified = createViewCache<{ token: string, id: string, sid: string, expMs: number }>({ maxEntries: 10_000, ttlMs: Infinity })
   const signatureOf = (token: string) => token.slice(-43)
 
   function claimsOf (token: string): { id: string, sid: string, expMs: number } | null {

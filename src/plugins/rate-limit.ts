@@ -82,7 +82,9 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
     hook: 'preHandler', // after authentication, so a signed-in user has a budget of their own
     max: limits.global,
     timeWindow: '1 minute',
-    keyGenerator: (request) => request.user?.id ? `u:${request.user.id}` : `ip:${clientOf(request)}`,
+    // A user is counted under the id itself (a UUID, never `ip:...`): the string the verified token
+    // already holds, so the counter's lookup builds and hashes no new key.
+    keyGenerator: (request) => request.user?.id ?? `ip:${clientOf(request)}`,
     store: stores.Store as never,
     errorResponseBuilder: () => new TooManyRequests()
   })

@@ -72,10 +72,13 @@ export function createViewCache<V> (opts: ViewCacheOptions<V>): ViewCache<V> {
     flights.delete(key)
   }
 
+  // a cache whose entries never expire (ttlMs Infinity) does not read the clock on a hit
+  const expires = opts.ttlMs !== Infinity
+
   function peek (key: string): V | undefined {
     const e = entries.get(key)
     if (!e) return undefined
-    if (now() - e.at >= opts.ttlMs) {
+    if (expires && now() - e.at >= opts.ttlMs) {
       drop(key)
       return undefined
     }

@@ -31,6 +31,13 @@ t.test('forged, expired, rotated and garbage tokens', async (t) => {
   const hs512 = createSigner({ key: NEW_SECRET, algorithm: 'HS512', expiresIn: 3600_000 })
   await refused('HS512 with the right secret (HS256 is pinned)', hs512({ sub, sid }))
   await refused('expired', app.jwt.sign({ sub, sid, iat: now - 2 * 86400 }))
+  // a token accepted once is kept as verified, until its own expiry and not a moment longer
+  const { iat, exp } = claims(token) as { iat: number, exp: number }
+  const expiresAt = Math.floor(Date.now() / 1000) + 2
+  const shortLived = app.jwt.sign({ sub, sid, iat: expiresAt - (exp - iat) })
+  t.equal((await info(app, shortLived)).statusCode, 200, 'a token about to expire is accepted')
+  await new Promise((resolve) => setTimeout(resolve, expiresAt * 1000 - Date.now() + 10))
+  await refused('the same token once it has expired', shortLived)
   await refused('without a sid', app.jwt.sign({ sub } as never))
   await refused('garbage', 'garbage')
   await refused('three garbage parts', 'a.b.c')

@@ -37,3 +37,12 @@ t.test('an entry lives ttlMs at most; without a loader, get refuses', async (t) 
   t.equal(m.peek('a'), undefined, 'expired')
   await t.rejects(m.get('a'), /no loader/)
 })
+
+t.test('entries that never expire are found without reading the clock', async (t) => {
+  let reads = 0
+  const m = createViewCache<number>({ maxEntries: 3, ttlMs: Infinity, now: () => { reads++; return 0 } })
+  m.set('a', 1)
+  const afterSet = reads
+  for (let i = 0; i < 5; i++) t.equal(m.peek('a'), 1)
+  t.equal(reads, afterSet, 'no clock read on a hit')
+})
