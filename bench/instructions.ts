@@ -162,6 +162,10 @@ async function measure (start: (wrapper: string[]) => Promise<Child>, target: (c
   try {
     const t = await target(child)
     const warm = await requests(child, t, WARMUP)
+    // The counted window starts on an empty young generation. Otherwise a scavenge falls inside it
+    // in some runs and not in others (about one in two with 2,000 requests), and counts of the same
+    // code differ by 7-10 % (see docs/benchmarks.md, Instructions per request).
+    await child.youngGc()
     await control('-i', 'on')
     const measured = await requests(child, t, REQUESTS)
     await control('-i', 'off')

@@ -6,7 +6,9 @@
 //   shows), so RSS includes them, as it does in production. With it, the young generation's
 //   committed bytes (V8 gives half of it back when the process idles and takes it again under load:
 //   a change in RSS that is not the streams');
-// - {type:'heap-snapshot', file}: a V8 heap snapshot (bench/heap-diff.ts compares two).
+// - {type:'heap-snapshot', file}: a V8 heap snapshot (bench/heap-diff.ts compares two);
+// - {type:'young-gc'}: a scavenge, so that what follows starts on an empty young generation
+//   (bench/instructions.ts, before its counted window).
 // The service itself has no such code path.
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8'
 
@@ -24,6 +26,9 @@ if (process.send) {
       collect()
       const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0
       process.send!({ type: 'memory', memory: { ...process.memoryUsage(), youngGeneration: young } })
+    } else if (m?.type === 'young-gc') {
+      (gc as unknown as (o: { type: 'minor' }) => void)?.({ type: 'minor' })
+      process.send!({ type: 'young-gc' })
     } else if (m?.type === 'heap-snapshot' && m.file) {
       collect()
       process.send!({ type: 'heap-snapshot', file: writeHeapSnapshot(m.file) })

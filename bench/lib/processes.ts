@@ -33,6 +33,8 @@ export interface Child {
   memory: () => Promise<ProbeMemory>
   /** write a heap snapshot of the child into file (bench/lib/probe.ts) */
   heapSnapshot: (file: string) => Promise<string>
+  /** a scavenge in the child (bench/lib/probe.ts), resolved once it has run */
+  youngGc: () => Promise<void>
   /** send a message over the IPC channel */
   send: (message: unknown) => void
   stop: () => Promise<void>
@@ -106,9 +108,11 @@ export async function startChild (opts: StartOptions): Promise<Child> {
   proc.once('exit', () => { exited = true })
   const pending: Array<(m: ProbeMemory) => void> = []
   const snapshots: Array<(file: string) => void> = []
+  const scavenges: Array<() => void> = []
   proc.on('message', (m: { type?: string, memory?: ProbeMemory, file?: string }) => {
     if (m?.type === 'memory' && m.memory) pending.shift()?.(m.memory)
     if (m?.type === 'heap-snapshot' && m.file) snapshots.shift()?.(m.file)
+    if (m?.type === 'young-gc') scavenges.shift()?.()
   })
 
   const child: Child = {
@@ -125,6 +129,11 @@ export async function startChild (opts: StartOptions): Promise<Child> {
       if (exited) { reject(new Error(`${opts.name} has exited`)); return }
       snapshots.push(resolve)
       proc.send({ type: 'heap-snapshot', file })
+    }),
+    youngGc: () => new Promise((resolve, reject) => {
+      if (exited) { reject(new Error(`${opts.name} has exited`)); return }
+      scavenges.push(resolve)
+      proc.send({ type: 'young-gc' })
     }),
     send: (message) => { proc.send(message as never) },
     async stop () {
