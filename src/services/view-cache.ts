@@ -41,6 +41,7 @@ export interface ViewCache<V> {
 }
 
 export function createViewCache<V> (opts: ViewCacheOptions<V>): ViewCache<V> {
+  const { ttlMs, maxEntries } = opts
   const now = opts.now ?? Date.now
   const maxBytes = opts.maxBytes ?? Infinity
   const entries = new Map<string, Entry<V>>()
@@ -61,7 +62,7 @@ export function createViewCache<V> (opts: ViewCacheOptions<V>): ViewCache<V> {
     entries.set(key, { value, at: now(), bytes: size })
     bytes += size
     // the oldest entries go first (a Map iterates in insertion order)
-    while (entries.size > opts.maxEntries || bytes > maxBytes) drop(entries.keys().next().value!)
+    while (entries.size > maxEntries || bytes > maxBytes) drop(entries.keys().next().value!)
   }
 
   /** a load in flight for key is not kept, and is not joined by later callers */
@@ -73,12 +74,12 @@ export function createViewCache<V> (opts: ViewCacheOptions<V>): ViewCache<V> {
   }
 
   // a cache whose entries never expire (ttlMs Infinity) does not read the clock on a hit
-  const expires = opts.ttlMs !== Infinity
+  const expires = ttlMs !== Infinity
 
   function peek (key: string): V | undefined {
     const e = entries.get(key)
     if (!e) return undefined
-    if (expires && now() - e.at >= opts.ttlMs) {
+    if (expires && now() - e.at >= ttlMs) {
       drop(key)
       return undefined
     }
