@@ -12,7 +12,7 @@
 // The service itself has no such code path.
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8'
 
-const gc = (globalThis as { gc?: () => void }).gc
+const gc = (globalThis as { gc?: (options?: { type: 'minor' | 'major' }) => void }).gc
 
 function collect () {
   if (typeof gc !== 'function') return
@@ -27,7 +27,7 @@ if (process.send) {
       const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0
       process.send!({ type: 'memory', memory: { ...process.memoryUsage(), youngGeneration: young } })
     } else if (m?.type === 'young-gc') {
-      (gc as unknown as (o: { type: 'minor' }) => void)?.({ type: 'minor' })
+      gc?.({ type: 'minor' })
       process.send!({ type: 'young-gc' })
     } else if (m?.type === 'heap-snapshot' && m.file) {
       collect()

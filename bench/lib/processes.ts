@@ -106,13 +106,18 @@ export async function startChild (opts: StartOptions): Promise<Child> {
 
   let exited = false
   proc.once('exit', () => { exited = true })
-  const pending: Array<(m: ProbeMemory) => void> = []
-  const snapshots: Array<(file: string) => void> = []
-  const scavenges: Array<() => void> = []
-  proc.on('message', (m: { type?: string, memory?: ProbeMemory, file?: string }) => {
-    if (m?.type === 'memory' && m.memory) pending.shift()?.(m.memory)
-    if (m?.type === 'heap-snapshot' && m.file) snapshots.shift()?.(m.file)
-    if (m?.type === 'young-gc') scavenges.shift()?.()
+  // the probe answers each request with a message of the same type, in the order asked
+  interface ProbeReply { type: string, memory?: ProbeMemory, file?: string }
+  const waiting = new Map<string, Array<(reply: ProbeReply) => void>>()
+  proc.on('message', (m: Partial<ProbeReply>) => {
+    if (typeof m?.type === 'string') waiting.get(m.type)?.shift()?.(m as ProbeReply)
+  })
+  const ask = (message: { type: string, file?: string }) => new Promise<ProbeReply>((resolve, reject) => {
+    if (exited) { reject(new Error(`${opts.name} has exited`)); return }
+    const queue = waiting.get(message.type) ?? []
+    waiting.set(message.type, queue)
+    queue.push(resolve)
+    proc.send(message)
   })
 
   const child: Child = {
@@ -120,21 +125,9 @@ export async function startChild (opts: StartOptions): Promise<Child> {
     proc,
     port,
     url,
-    memory: () => new Promise((resolve, reject) => {
-      if (exited) { reject(new Error(`${opts.name} has exited`)); return }
-      pending.push(resolve)
-      proc.send({ type: 'memory' })
-    }),
-    heapSnapshot: (file) => new Promise((resolve, reject) => {
-      if (exited) { reject(new Error(`${opts.name} has exited`)); return }
-      snapshots.push(resolve)
-      proc.send({ type: 'heap-snapshot', file })
-    }),
-    youngGc: () => new Promise((resolve, reject) => {
-      if (exited) { reject(new Error(`${opts.name} has exited`)); return }
-      scavenges.push(resolve)
-      proc.send({ type: 'young-gc' })
-    }),
+    memory: async () => (await ask({ type: 'memory' })).memory!,
+    heapSnapshot: async (file) => (await ask({ type: 'heap-snapshot', file })).file!,
+    youngGc: async () => { await ask({ type: 'young-gc' }) },
     send: (message) => { proc.send(message as never) },
     async stop () {
       if (exited) return
