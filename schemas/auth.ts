@@ -1,7 +1,7 @@
 // Bodies and answers of /auth/*.
 import { Type, type Static } from '@sinclair/typebox'
 
-// E-mail addresses are trimmed and lower-cased before validation (see routes/auth/normalize.ts).
+// E-mail addresses are trimmed and lower-cased before validation (see src/routes/accounts/normalize.ts).
 export const EmailSchema = Type.String({ format: 'email', minLength: 3, maxLength: 254 })
 export const PasswordSchema = Type.String({ minLength: 8, maxLength: 256 })
 export const AcquisitionCodeSchema = Type.String({ maxLength: 256 })

@@ -5,8 +5,8 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from './config.ts'
-import { importDemoDataIfEmpty } from './services/demo-import.ts'
-import type { Metrics } from './services/metrics.ts'
+import { importDemoDataIfEmpty } from './services/demo/import.ts'
+import type { Metrics } from './services/operability/metrics.ts'
 
 /**
  * The demo import runs in one transaction. Embedded PGlite has a single connection, which that

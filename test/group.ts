@@ -10,7 +10,7 @@ export async function runGroup (files: string[]): Promise<void> {
   for (const file of files) {
     await tap.test(file, async (t) => {
       enterSubtest(t)
-      await import(new URL(file, new URL('./', import.meta.url)).href)
+      await import(new URL(file, new URL('.//', import.meta.url)).href)
     })
   }
 }

@@ -1,4 +1,4 @@
-// The `t` every test file imports. A test file runs either alone (`npx tap test/auth/signin.test.ts`:
+// The `t` every test file imports. A test file runs either alone (`npx tap test/accounts/signin.test.ts`:
 // `t` is tap's root test) or as one of the files of a group (test/groups/*.test.ts, what `npm test`
 // runs): the group gives each file a subtest of its own and makes it this `t` while the file's
 // tests run, so the file's top-level tests, before and teardown hooks belong to that subtest.

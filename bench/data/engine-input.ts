@@ -2,7 +2,7 @@
 // over a fixed taxonomy (40 categories, 400 interests, 6 red-flag buckets) and a pool of accounts
 // that grows with the size. Deterministic (mulberry32), 24 months of follows ending in MONTH.
 import type { AccountDef, CategoryDef, FollowDef, InterestDef, ProfileDef, RedFlagDef, ReportInput } from '../../src/engine/index.ts'
-import { mulberry32 } from '../../src/services/demo-data.ts'
+import { mulberry32 } from '../../src/services/demo/data.ts'
 
 export const MONTH = '2026-06'
 const MONTHS = 24

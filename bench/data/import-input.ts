@@ -8,7 +8,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs'
 import { once } from 'node:events'
 import { join } from 'node:path'
-import { mulberry32 } from '../../src/services/demo-data.ts'
+import { mulberry32 } from '../../src/services/demo/data.ts'
 
 const SOURCES = ['ig', 'fb', 'tt', 'tw', 'li'] as const
 

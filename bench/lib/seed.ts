@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process'
 import { createWriteStream } from 'node:fs'
 import { once } from 'node:events'
 import { join } from 'node:path'
-import { currentMonth, demoDataLines } from '../../src/services/demo-data.ts'
+import { currentMonth, demoDataLines } from '../../src/services/demo/data.ts'
 import type { Child } from './processes.ts'
 import { request, ROOT, rssOf } from './processes.ts'
 

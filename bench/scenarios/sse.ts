@@ -2,13 +2,13 @@
 // node:http SSE server holding the same streams. Targets: memory per stream <= 1.2x the raw
 // server's; publish-to-receive p99 <= 200 ms; all 10,000 delivered.
 // The event goes through the service's real path: a report_events row appended in a transaction
-// and NOTIFY report_events '<reportId>:<seq>' after commit (src/services/report-events.ts), which
+// and NOTIFY report_events '<reportId>:<seq>' after commit (src/services/reports/events.ts), which
 // the service's one LISTEN hands to its SSE hub.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createDatabase, type Db } from '../../src/db/client.ts'
-import { announce, appendEvent } from '../../src/services/report-events.ts'
+import { announce, appendEvent } from '../../src/services/reports/events.ts'
 import { freshDatabase } from '../lib/database.ts'
 import { hardNofile, ROOT, rssOf, softNofile, startChild, type Child } from '../lib/processes.ts'
 import { round } from '../lib/results.ts'

@@ -5,7 +5,7 @@ import { createWriteStream } from 'node:fs'
 import { once } from 'node:events'
 import { parseArgs } from 'node:util'
 import type { Writable } from 'node:stream'
-import { currentMonth, demoDataLines } from '../services/demo-data.ts'
+import { currentMonth, demoDataLines } from '../services/demo/data.ts'
 
 const USAGE = 'usage: npm run demo-data -- --seed N --out FILE [--month YYYY-MM]'
 

@@ -3,7 +3,7 @@
 // The arguments are checked before anything else is loaded: someone who mistypes a flag gets the
 // answer at once, not after the configuration, database and service modules have loaded.
 import { parseArgs } from 'node:util'
-import type { NewPromocode } from '../services/promocodes.ts'
+import type { NewPromocode } from '../services/billing/promocodes.ts'
 
 const USAGE = 'usage: npm run promo -- create CODE --max-uses N [--expires YYYY-MM-DD] [--credits K]\n       npm run promo -- list'
 
@@ -49,7 +49,7 @@ let config
 try { config = loadConfig() } catch (err) { fail(err instanceof ConfigError ? err.message : String(err)) }
 // the database modules, once the configuration is known to be good
 const { openDatabase } = await import('../plugins/db.ts')
-const { createPromocodeService } = await import('../services/promocodes.ts')
+const { createPromocodeService } = await import('../services/billing/promocodes.ts')
 const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, prepare: config.databasePrepare })
 const promos = createPromocodeService({ db: database.db })
 try {

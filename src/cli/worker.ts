@@ -7,8 +7,8 @@ import { ConfigError } from '../errors.ts'
 import { openDatabase } from '../plugins/db.ts'
 import { FAILED_QUEUE, GENERATE_QUEUE, startQueue } from '../jobs/queue.ts'
 import { startWorkers } from '../jobs/worker.ts'
-import { createReportGenerator } from '../services/report-generation.ts'
-import { createMetrics } from '../services/metrics.ts'
+import { createReportGenerator } from '../services/reports/generation.ts'
+import { createMetrics } from '../services/operability/metrics.ts'
 import { serveMetrics } from '../startup.ts'
 
 let config: Config

@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module'
 import PgBoss from 'pg-boss'
 import { isDatabaseDown, type Database } from '../db/client.ts'
-import type { ReportQueue } from '../services/reports.ts'
+import type { ReportQueue } from '../services/reports/index.ts'
 
 export const GENERATE_QUEUE = 'report-generate'
 export const FAILED_QUEUE = 'report-generate-failed'

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type PgBoss from 'pg-boss'
 import { isDatabaseDown } from '../db/client.ts'
-import type { ReportGenerator } from '../services/report-generation.ts'
+import type { ReportGenerator } from '../services/reports/generation.ts'
 import { FAILED_QUEUE, GENERATE_QUEUE, type GenerateJob } from './queue.ts'
 
 /** how often a job whose database went away tries again */

@@ -1,9 +1,9 @@
-// app.accountChanges: the account-change emitter (src/services/account-changes.ts), fed by this
+// app.accountChanges: the account-change emitter (src/services/accounts/changes.ts), fed by this
 // process's writers and by the NOTIFYs of every other one.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { ACCOUNT_CHANGED_CHANNEL } from '../services/accounts.ts'
-import { createAccountChanges, type AccountChanges } from '../services/account-changes.ts'
+import { ACCOUNT_CHANGED_CHANNEL } from '../services/accounts/index.ts'
+import { createAccountChanges, type AccountChanges } from '../services/accounts/changes.ts'
 
 declare module 'fastify' {
   interface FastifyInstance { accountChanges: AccountChanges }

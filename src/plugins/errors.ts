@@ -5,7 +5,7 @@ import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isDatabaseDown } from '../db/client.ts'
 import { fastifyClientErrors, isOwnError, socketClientErrors, statusMessages } from '../errors.ts'
-import { fieldErrorFor } from '../services/form-errors.ts'
+import { fieldErrorFor } from '../services/accounts/form-errors.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,13 +1,13 @@
 // Bearer JWTs: @fastify/jwt with HS256 pinned. app.authenticate is the onRequest hook of every
 // protected scope; it checks the token's session against the in-memory set of ended sessions, never
-// the database (src/services/ended-sessions.ts). Tokens signed with a rotated-out secret
+// the database (src/services/sessions/ended.ts). Tokens signed with a rotated-out secret
 // (JWT_PREVIOUS_SECRETS) still verify until they expire.
 import fp from 'fastify-plugin'
 import jwt from '@fastify/jwt'
 import { createVerifier } from 'fast-jwt'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Unauthorized } from '../errors.ts'
-import { createViewCache } from '../services/view-cache.ts'
+import { createViewCache } from '../services/caches/view-cache.ts'
 
 /** expMs: when the Bearer token it came with expires (none for the session cookie) */
 export interface AuthUser { id: string, sid: string, expMs?: number }

@@ -5,7 +5,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { FAILED_QUEUE, GENERATE_QUEUE } from '../jobs/queue.ts'
-import type { Metrics } from '../services/metrics.ts'
+import type { Metrics } from '../services/operability/metrics.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

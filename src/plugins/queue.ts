@@ -5,8 +5,8 @@ import type PgBoss from 'pg-boss'
 import type { FastifyInstance } from 'fastify'
 import { reportQueue, startQueue, type QueueOptions } from '../jobs/queue.ts'
 import { startWorkers, type JobObserver } from '../jobs/worker.ts'
-import { createReportGenerator } from '../services/report-generation.ts'
-import type { ReportQueue } from '../services/reports.ts'
+import { createReportGenerator } from '../services/reports/generation.ts'
+import type { ReportQueue } from '../services/reports/index.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

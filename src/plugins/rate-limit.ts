@@ -1,17 +1,17 @@
 // Rate limits (docs/decisions.md, Rate limits): a global budget per user or IP, named limiters that routes put in their
 // hooks, and a budget of failed authentications per IP. Counters live in Redis when REDIS_URL is set,
 // so every instance shares them, and in this process while Redis does not answer
-// (src/services/limit-store.ts): no limit is ever skipped. request.ip is the socket address unless the
+// (src/services/limits/store.ts): no limit is ever skipped. request.ip is the socket address unless the
 // peer is a trusted proxy (TRUST_PROXY), so a spoofed X-Forwarded-For buys no fresh budget; every
-// per-IP key groups IPv6 by /64 (src/services/client-address.ts).
+// per-IP key groups IPv6 by /64 (src/services/limits/client-address.ts).
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
 import { Redis } from 'ioredis'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { statusMessages, TooManyRequests } from '../errors.ts'
-import { clientKey } from '../services/client-address.ts'
-import { createLimitStores } from '../services/limit-store.ts'
+import { clientKey } from '../services/limits/client-address.ts'
+import { createLimitStores } from '../services/limits/store.ts'
 
 export interface LimitOptions {
   /** distinguishes this limiter's counters from the others' */

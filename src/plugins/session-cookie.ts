@@ -12,8 +12,8 @@ import fp from 'fastify-plugin'
 import cookie from '@fastify/cookie'
 import session from '@fastify/session'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import type { LiveSession } from '../services/sessions.ts'
-import { createCookieSigner, type CookieSigner } from '../services/cookie-signer.ts'
+import type { LiveSession } from '../services/sessions/store.ts'
+import { createCookieSigner, type CookieSigner } from '../services/sessions/cookie-signer.ts'
 
 export const SESSION_COOKIE = 'sid'
 export const COOKIE_PATH = '/api/v1'
@@ -59,7 +59,7 @@ async function withSession (app: FastifyInstance, opts: SessionCookieOptions, si
       ...COOKIE_ATTRIBUTES,
       // @fastify/session refuses to set a Secure cookie on a plain-HTTP request; ALLOW_HTTP re-adds the flag below
       secure: !opts.allowHttp,
-      // a remembered cookie lasts as long as an unused session (src/services/sessions.ts)
+      // a remembered cookie lasts as long as an unused session (src/services/sessions/store.ts)
       maxAge: opts.session.idleTtl * 1000
     }
   })

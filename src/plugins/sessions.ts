@@ -1,11 +1,11 @@
-// app.sessions: the session service (src/services/sessions.ts) and the upkeep of its set of ended
+// app.sessions: the session service (src/services/sessions/store.ts) and the upkeep of its set of ended
 // sessions. Every instance learns of ended sessions through NOTIFY; on (re)connect it reloads what it
 // may have missed, and every SESSION_RECONCILE_S it reads what was recorded since its last look, in
-// case a NOTIFY was lost without the connection dropping (src/services/ended-sessions.ts). Once a
+// case a NOTIFY was lost without the connection dropping (src/services/sessions/ended.ts). Once a
 // minute it forgets the ended sessions no JWT can outlive any more.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { createSessionService, SESSION_ENDED_CHANNEL, type SessionService } from '../services/sessions.ts'
+import { createSessionService, SESSION_ENDED_CHANNEL, type SessionService } from '../services/sessions/store.ts'
 
 declare module 'fastify' {
   interface FastifyInstance { sessions: SessionService }

@@ -6,8 +6,8 @@ import fp from 'fastify-plugin'
 import { inArray } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { reports } from '../db/schema.ts'
-import { REPORT_EVENTS_CHANNEL } from '../services/report-events.ts'
-import { createSseHub, eventStore, type SseHub } from '../services/sse-hub.ts'
+import { REPORT_EVENTS_CHANNEL } from '../services/reports/events.ts'
+import { createSseHub, eventStore, type SseHub } from '../services/streams/hub.ts'
 
 declare module 'fastify' {
   interface FastifyInstance { sseHub: SseHub }

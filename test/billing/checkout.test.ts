@@ -1,7 +1,7 @@
 // POST /billing/checkout and /billing/portal with the official Stripe client against a local server
 // that records what it is sent.
 import t from '../tap.ts'
-import { stripeClientOptions } from '../../src/services/billing-stripe.ts'
+import { stripeClientOptions } from '../../src/services/billing/stripe.ts'
 import { build, signedInUser, testConfig } from '../helper.ts'
 import { startStripe, subscriptionObject } from '../peers/stripe.ts'
 import { deliver, PRICE_ID, stripeEnv, stripeEvent, userInfo } from './support.ts'

@@ -5,7 +5,7 @@
 import t from '../tap.ts'
 import type { FastifyInstance } from 'fastify'
 import { build, signedInUser } from '../helper.ts'
-import { FAST_ARGON2, PROMO_REFUSED } from '../auth/support.ts'
+import { FAST_ARGON2, PROMO_REFUSED } from '../accounts/support.ts'
 
 const redeem = (app: FastifyInstance, auth: Record<string, string>, promocode: unknown) =>
   app.inject({ method: 'POST', url: '/api/v1/billing/promocode', headers: auth, payload: { promocode } })

@@ -8,7 +8,7 @@ import type { SseDoneData, SseEndData, SseStatusData } from '../../schemas/sse.t
 import { build, GOOD_PASSWORD, uniqueEmail } from '../helper.ts'
 import { seedReportData } from '../reports/seed.ts'
 import { until } from '../peers/wait.ts'
-import { closeApp, listen } from '../sse/client.ts'
+import { closeApp, listen } from '../streams/client.ts'
 
 // the generated payload types are the TypeBox schemas' types (a compile-time check: typecheck fails otherwise)
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false

@@ -16,8 +16,8 @@ import { clusterUnavailable, startCluster } from '../peers/postgres-cluster.ts'
 import { call, signedInOn, startServer } from '../peers/server-process.ts'
 import { until } from '../peers/wait.ts'
 import { seedReportData } from '../reports/seed.ts'
-import { generationEvents, openEventSource, parseEvents, rawStream, seen } from '../sse/client.ts'
-import { listenConnections } from '../sse/databases.ts'
+import { generationEvents, openEventSource, parseEvents, rawStream, seen } from '../streams/client.ts'
+import { listenConnections } from '../streams/databases.ts'
 import { brief, errorLines, holdTable, most, steadyLoad, succeeded } from './support.ts'
 
 /** issue 8: no request hangs longer than this while the database is away */

@@ -12,7 +12,7 @@ import t from 'tap'
 import { childDatabase } from '../foundation/support.ts'
 import { call, signedInOn, startServer } from '../peers/server-process.ts'
 import { until } from '../peers/wait.ts'
-import { openEventSource, rawStream } from '../sse/client.ts'
+import { openEventSource, rawStream } from '../streams/client.ts'
 import { brief, errorLines, steadyLoad } from './support.ts'
 
 /** issue 8: the process is gone this long after SIGTERM at the latest */

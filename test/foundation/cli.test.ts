@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { build, signedInUser, uniqueEmail } from '../helper.ts'
 import { createDatabase } from '../../src/db/client.ts'
-import { FAST_ARGON2, info, signup } from '../auth/support.ts'
+import { FAST_ARGON2, info, signup } from '../accounts/support.ts'
 import { withoutCoverage } from '../peers/child-env.ts'
 import { childDatabase, ROOT, run } from './support.ts'
 

@@ -1,8 +1,8 @@
-// src/services/view-cache.ts used without a loader, as the kept results of a computation (the cookie
+// src/services/caches/view-cache.ts used without a loader, as the kept results of a computation (the cookie
 // signer, verified tokens): at most maxEntries entries, the oldest-set one out first; setting a key
 // again makes it the newest. Its use as a view of rows is tested in test/scale-out/views.test.ts.
 import t from '../tap.ts'
-import { createViewCache } from '../../src/services/view-cache.ts'
+import { createViewCache } from '../../src/services/caches/view-cache.ts'
 
 const memo = (maxEntries: number) => createViewCache<number>({ maxEntries, ttlMs: Infinity })
 

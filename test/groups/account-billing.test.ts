@@ -2,14 +2,14 @@
 import { runGroup } from '../group.ts'
 
 await runGroup([
-  'account/ip-prefix.test.ts',
-  'account/sessions.test.ts',
-  'account/delete.test.ts',
-  'account/pre-hijack.test.ts',
+  'sessions/ip-prefix.test.ts',
+  'sessions/control.test.ts',
+  'accounts/delete.test.ts',
+  'accounts/pre-hijack.test.ts',
   'billing/checkout.test.ts',
   'billing/entitlement.test.ts',
   'billing/promocode.test.ts',
   'billing/webhook.test.ts',
-  'recovery/recovery.test.ts',
-  'idp/idp.test.ts'
+  'accounts/recovery.test.ts',
+  'accounts/idp.test.ts'
 ])

@@ -2,8 +2,8 @@
 import { runGroup } from '../group.ts'
 
 await runGroup([
-  'auth/limits.test.ts',
-  'auth/limits-hold.test.ts',
-  'auth/limits-flood.test.ts',
-  'auth/audit-logs.test.ts'
+  'limits/limits.test.ts',
+  'limits/hold.test.ts',
+  'limits/flood.test.ts',
+  'accounts/audit-logs.test.ts'
 ])

@@ -2,10 +2,10 @@
 import { runGroup } from '../group.ts'
 
 await runGroup([
-  'auth/smoke.test.ts',
-  'auth/cookie-signer.test.ts',
-  'auth/refresh-signout.test.ts',
-  'auth/tokens.test.ts',
-  'auth/revocation.test.ts',
-  'auth/limits-redis-down.test.ts'
+  'accounts/smoke.test.ts',
+  'sessions/cookie-signer.test.ts',
+  'sessions/refresh-signout.test.ts',
+  'sessions/tokens.test.ts',
+  'sessions/revocation.test.ts',
+  'limits/redis-down.test.ts'
 ])

@@ -2,8 +2,8 @@
 import { runGroup } from '../group.ts'
 
 await runGroup([
-  'auth/signup.test.ts',
-  'auth/signin.test.ts',
-  'auth/confirm-mail.test.ts',
-  'auth/signin-flood.test.ts'
+  'accounts/signup.test.ts',
+  'accounts/signin.test.ts',
+  'accounts/confirm-mail.test.ts',
+  'accounts/signin-flood.test.ts'
 ])

@@ -8,7 +8,7 @@ await runGroup([
   'foundation/http.test.ts',
   'foundation/migrate.test.ts',
   'foundation/prepared-statements.test.ts',
-  'foundation/limit-store.test.ts',
+  'limits/store.test.ts',
   'foundation/request-logger.test.ts',
   'foundation/terminal-logging.test.ts',
   'foundation/view-cache.test.ts',

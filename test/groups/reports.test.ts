@@ -9,6 +9,6 @@ await runGroup([
   'reports/report-errors.test.ts',
   'profiles/profiles-api.test.ts',
   'client/client.test.ts',
-  'journeys/client-config.test.ts',
-  'journeys/mailed-links.test.ts'
+  'dashboard/client-config.test.ts',
+  'dashboard/mailed-links.test.ts'
 ])

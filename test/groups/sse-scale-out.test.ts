@@ -2,12 +2,12 @@
 import { runGroup } from '../group.ts'
 
 await runGroup([
-  'sse/sse-hub.test.ts',
-  'sse/sse-schemas.test.ts',
-  'sse/sse-session-end.test.ts',
-  'sse/sse-api.test.ts',
-  'sse/sse-reconnect.test.ts',
-  'sse/sse-load.test.ts',
+  'streams/hub.test.ts',
+  'streams/schemas.test.ts',
+  'streams/session-end.test.ts',
+  'streams/api.test.ts',
+  'streams/reconnect.test.ts',
+  'streams/load.test.ts',
   'scale-out/two-instances.test.ts',
   'scale-out/revocation.test.ts',
   'scale-out/views.test.ts'

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Database } from '../../src/db/client.ts'
 import { computeReport } from '../../src/engine/index.ts'
-import { loadReportInput } from '../../src/services/report-loader.ts'
+import { loadReportInput } from '../../src/services/reports/loader.ts'
 import { createIngestService } from '../../src/services/ingest/index.ts'
 import { freshDatabase } from '../helper.ts'
 

@@ -8,7 +8,7 @@ import { listenMetrics } from '../../src/startup.ts'
 import { find, parse, scrape, type Sample } from './prometheus.ts'
 import { createReport, waitForStatus } from '../reports/report-wait.ts'
 import { seedReportData } from '../reports/seed.ts'
-import { listen, rawStream } from '../sse/client.ts'
+import { listen, rawStream } from '../streams/client.ts'
 import { until } from '../peers/wait.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/

@@ -3,15 +3,15 @@
 // (triggers off for the transaction, the record written by hand) or sent while B's LISTEN connection
 // was cut is honoured on B within SESSION_RECONCILE_S, its JWT refused and its stream ended. PGlite is
 // embedded in one process, so this runs on PostgreSQL only (the single-process paths:
-// test/auth/revocation.test.ts and test/sse/sse-session-end.test.ts).
+// test/sessions/revocation.test.ts and test/streams/session-end.test.ts).
 import t from '../tap.ts'
 import { freshDatabase, onPostgres } from '../helper.ts'
 import { until } from '../peers/wait.ts'
 import { call, signedInOn, startServer, type ServerProcess } from '../peers/server-process.ts'
-import { parseEvents, rawStream, type RawStream } from '../sse/client.ts'
-import { databaseUrl } from '../sse/databases.ts'
+import { parseEvents, rawStream, type RawStream } from '../streams/client.ts'
+import { databaseUrl } from '../streams/databases.ts'
 import { seedReportData } from '../reports/seed.ts'
-import { claims, withoutTriggers } from '../auth/support.ts'
+import { claims, withoutTriggers } from '../accounts/support.ts'
 
 const skip = onPostgres ? false : 'needs PostgreSQL (set TEST_DATABASE_URL): two server processes on one database; PGlite lives inside one process'
 /** SESSION_RECONCILE_S on both instances, and what a revocation without its NOTIFY may take (with room for a loaded machine) */

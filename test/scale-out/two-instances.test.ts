@@ -9,8 +9,8 @@ import t from '../tap.ts'
 import { freshDatabase, GOOD_PASSWORD, onPostgres, uniqueEmail } from '../helper.ts'
 import { until } from '../peers/wait.ts'
 import { call, startServer } from '../peers/server-process.ts'
-import { generationEvents, openEventSource, seen } from '../sse/client.ts'
-import { databaseUrl, listenConnections } from '../sse/databases.ts'
+import { generationEvents, openEventSource, seen } from '../streams/client.ts'
+import { databaseUrl, listenConnections } from '../streams/databases.ts'
 
 const INGEST_TOKEN = 'scale-out-ingest-token-0123456789'
 const fixture = fileURLToPath(new URL('../fixtures/ingest-valid.ndjson', import.meta.url))

@@ -1,4 +1,4 @@
-// The in-memory views (src/services/view-cache.ts): GET /auth/info, ready reports and
+// The in-memory views (src/services/caches/view-cache.ts): GET /auth/info, ready reports and
 // session rows are served from memory, and stay correct across instances. Two apps on one database,
 // each with its own connections and LISTEN on PostgreSQL (another handle on the one embedded instance
 // on PGlite): a change made through one, or by any other writer (plain SQL here, as a CLI or an
@@ -7,10 +7,10 @@ import t from '../tap.ts'
 import type { FastifyInstance } from 'fastify'
 import { build, freshDatabase, signedInUser, type Tap } from '../helper.ts'
 import { until } from '../peers/wait.ts'
-import { sameDatabase } from '../sse/databases.ts'
-import { newLinkSecret } from '../../src/services/link-secrets.ts'
-import { createViewCache } from '../../src/services/view-cache.ts'
-import { ACCESS_DENIED, claims, FAST_ARGON2, info, post, refresh } from '../auth/support.ts'
+import { sameDatabase } from '../streams/databases.ts'
+import { newLinkSecret } from '../../src/services/accounts/link-secrets.ts'
+import { createViewCache } from '../../src/services/caches/view-cache.ts'
+import { ACCESS_DENIED, claims, FAST_ARGON2, info, post, refresh } from '../accounts/support.ts'
 
 const SOON = { timeoutMs: 1000, intervalMs: 10 }
 

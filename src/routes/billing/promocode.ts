@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, FormResultSchema } from '../../../schemas/common.ts'
 import { PromocodeBodySchema } from '../../../schemas/billing.ts'
 import type { Config } from '../../config.ts'
-import { PROMO_MESSAGE } from '../../services/form-errors.ts'
+import { PROMO_MESSAGE } from '../../services/accounts/form-errors.ts'
 
 const HOUR = 3600_000
 

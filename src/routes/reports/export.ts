@@ -3,13 +3,13 @@
 // routes (404 while it is not ready). JSON: the report as GET /report/{id} gives it, plus `details`,
 // everything the report stores per profile (full trees, both friend lists, every diff month). CSV:
 // one row per (source, interest), or with part=friends one row per (source, friend)
-// (src/services/report-csv.ts). Formats and parts are in docs/decisions.md.
+// (src/services/reports/csv.ts). Formats and parts are in docs/decisions.md.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorResponses, PARAM_ERRORS } from '../../../schemas/common.ts'
 import { ExportQuerySchema, ReportExportSchema } from '../../../schemas/export.ts'
 import { BadRequest } from '../../errors.ts'
-import { exportDetails, exportJson, friendsCsv, interestsCsv } from '../../services/report-csv.ts'
+import { exportDetails, exportJson, friendsCsv, interestsCsv } from '../../services/reports/csv.ts'
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
 

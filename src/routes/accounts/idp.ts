@@ -1,0 +1,46 @@
+// Google sign-in: POST /auth/idp with the ID token from Google Identity Services.
+// A form endpoint: every failure is the one HTTP 200 answer, whatever went wrong.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errorResponses, FormResultSchema } from '../../../schemas/common.ts'
+import { IdpBodySchema } from '../../../schemas/auth.ts'
+import { GOOGLE_FAILED } from '../../services/accounts/google.ts'
+import { requestMeta } from './normalize.ts'
+import { startSession } from '../sessions/start.ts'
+
+const failed = { status: 'error' as const, fieldError: { field: 'email' as const, message: GOOGLE_FAILED } }
+
+const idpRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { google, googleAccounts } = app.services
+  // a Google sign-in starts a session (src/plugins/session-cookie.ts)
+  await app.register(app.sessionCookie)
+
+  app.post('/idp', {
+    schema: {
+      tags: ['auth'],
+      summary: 'Sign in with Google (creates or links the account)',
+      body: IdpBodySchema,
+      response: { 200: FormResultSchema, ...errorResponses(400, 413, 415, 429, 500, 503) }
+    },
+    config: { form: true }
+  }, async (request) => {
+    const { clientId, credential, token, acquisition_code: acquisitionCode } = request.body
+    const verified = await google.verify(clientId, credential)
+    if (!verified.ok) {
+      // The kind of failure only, never the library's message: it quotes the credential (docs/security.md).
+      if (verified.reason === 'certificates') request.log.warn({ reason: verified.reason }, 'Google certificates could not be fetched')
+      else request.log.info({ reason: verified.reason }, 'Google sign-in refused')
+      return failed
+    }
+    const outcome = await googleAccounts.signin(verified.identity, acquisitionCode, requestMeta(request))
+    if (!outcome) {
+      request.log.info({ reason: 'account-conflict' }, 'Google sign-in refused')
+      return failed
+    }
+    const user = await startSession(request, outcome.userId, { method: 'google' })
+    return token === true
+      ? { status: 'success' as const, isNewUser: outcome.isNewUser, token: app.issueToken(user) }
+      : { status: 'success' as const, isNewUser: outcome.isNewUser }
+  })
+}
+
+export default idpRoutes

@@ -1,0 +1,65 @@
+// The signed-in person's own sessions: list them, end one, end all but this one. Ending
+// a session revokes its JWTs on every instance (src/services/sessions/control.ts).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { BODY_ERRORS, errorResponses, PARAM_ERRORS, SuccessSchema } from '../../../schemas/common.ts'
+import { SessionIdParamsSchema, SessionListSchema } from '../../../schemas/auth.ts'
+import { notFound } from '../../errors.ts'
+import { AUDIT } from '../../services/accounts/audit.ts'
+import { COOKIE_PATH, SESSION_COOKIE } from '../../plugins/session-cookie.ts'
+import { requestMeta } from '../accounts/normalize.ts'
+
+const tags = ['auth']
+const security = [{ bearer: [] }]
+
+const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { audit, sessionControl } = app.services
+  app.addHook('onRequest', app.authenticate)
+  // only to clear the cookie of a session that ends itself
+  await app.register(app.cookieReader)
+
+  app.get('/sessions', {
+    schema: { tags, security, summary: "The user's live sessions, most recently used first", response: { 200: SessionListSchema, ...errorResponses(401, 429, 500, 503) } }
+  }, async (request) => {
+    const listed = await sessionControl.listOfUser(request.user.id)
+    return {
+      items: listed.map((s) => ({
+        id: s.publicId,
+        createdAt: s.createdAt.toISOString(),
+        lastUsedAt: s.lastUsedAt.toISOString(),
+        userAgent: s.userAgent,
+        ipPrefix: s.ipPrefix,
+        current: s.publicId === request.user.sid
+      }))
+    }
+  })
+
+  app.delete('/sessions/:id', {
+    schema: {
+      tags, security,
+      summary: "End one of the user's sessions (the current one too: that signs out); 404 for an unknown id or another user's",
+      params: SessionIdParamsSchema,
+      response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 404, 429, 500, 503) }
+    }
+  }, async (request, reply) => {
+    const { id } = request.params
+    if (!await sessionControl.endOne(request.user.id, id)) throw notFound('session not found')
+    await audit.record(AUDIT.sessionEnd, request.user.id, requestMeta(request))
+    if (id === request.user.sid) reply.clearCookie(SESSION_COOKIE, { path: COOKIE_PATH })
+    return { status: 'success' as const }
+  })
+
+  app.delete('/sessions', {
+    schema: {
+      tags, security,
+      summary: 'End every session of the user but the current one',
+      response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 429, 500, 503) }
+    }
+  }, async (request) => {
+    if (await sessionControl.endOthers(request.user.id, request.user.sid) > 0) {
+      await audit.record(AUDIT.sessionEnd, request.user.id, requestMeta(request))
+    }
+    return { status: 'success' as const }
+  })
+}
+
+export default sessionRoutes

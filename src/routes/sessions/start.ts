@@ -1,0 +1,30 @@
+// Starting a signed-in session, shared by password sign-in and Google sign-in:
+// a new session id every time, so a cookie planted before sign-in is worth nothing after it.
+import { randomUUID } from 'node:crypto'
+import type { FastifyRequest } from 'fastify'
+import type { AuthUser } from '../../plugins/jwt.ts'
+import { ipPrefix, userAgentOf } from '../../services/sessions/ip-prefix.ts'
+import type { SigninMeta } from '../../services/sessions/store.ts'
+
+declare module 'fastify' {
+  interface Session {
+    /** what the session's row records of its sign-in (src/services/sessions/store.ts); not kept in its data */
+    signin?: SigninMeta
+  }
+}
+
+export type SigninMethod = 'password' | 'google'
+
+export async function startSession (request: FastifyRequest, userId: string, opts: { remember?: boolean, method: SigninMethod }): Promise<AuthUser> {
+  // Only signed-in sessions are stored, so a session with a publicId came from the store (a cookie of
+  // a live session): it gets a new id and the old one ends. Any other session was made for this
+  // request, with an id @fastify/session just generated (a planted cookie of an unknown session is
+  // not taken over): regenerating it would only cost a query that ends nothing.
+  if (request.session.publicId) await request.session.regenerate()
+  request.session.set('userId', userId)
+  request.session.set('publicId', randomUUID())
+  request.session.set('signin', { method: opts.method, userAgent: userAgentOf(request.headers['user-agent']), ipPrefix: ipPrefix(request.ip) })
+  if (opts.remember === false) request.session.options({ maxAge: 0 })
+  await request.session.save()
+  return { id: userId, sid: request.session.publicId! }
+}

@@ -1,0 +1,122 @@
+// GET /sse/{reportId} (docs/architecture.md, An event from ingest to stream): a report's events as text/event-stream. Authenticated by Bearer,
+// else by the session cookie (a browser EventSource cannot send headers); every refusal is an
+// ordinary GeneralError answer, before any stream byte. The stream itself is written by hand, on the
+// connection (HTTP/1.1) or the raw response (HTTP/2), src/routes/streams/stream.ts; the hub decides what
+// each client is sent.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { errorResponses, PARAM_ERRORS } from '../../../schemas/common.ts'
+import { SSE_RETRY_MS, SseStreamSchema, type SseStatusData } from '../../../schemas/sse.ts'
+import { TooManyRequests, Unauthorized } from '../../errors.ts'
+import { UNMATCHED_ROUTE } from '../../plugins/metrics.ts'
+import { openStream, type StreamHeaders } from './stream.ts'
+
+const ParamsSchema = Type.Object({ reportId: Type.String({ maxLength: 64 }) })
+const QuerySchema = Type.Object({
+  lastEventId: Type.Optional(Type.String({ maxLength: 32, description: 'Last-Event-ID for clients that cannot set headers' }))
+})
+
+/** what the client's EventSource waits before reconnecting, in ms */
+export const RETRY_MS = SSE_RETRY_MS
+/** what a user at the stream limit is told to wait: a stream frees up when another one closes */
+const FULL_RETRY_AFTER_S = 30
+
+const SEQ = /^\d{1,15}$/
+
+/** the Last-Event-ID header, else the lastEventId query parameter; anything not a seq counts as none */
+function lastEventId (request: FastifyRequest, query: string | undefined): number | undefined {
+  const header = request.headers['last-event-id']
+  const value = (typeof header === 'string' && header.trim()) || query?.trim()
+  return value && SEQ.test(value) ? Number(value) : undefined
+}
+
+/** the client went away while the stream was being prepared */
+function gone (reply: FastifyReply): boolean {
+  const res = reply.raw as FastifyReply['raw'] & { stream?: { destroyed: boolean } }
+  return res.destroyed || res.stream?.destroyed === true
+}
+
+const sseRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // the session cookie authenticates a browser's EventSource (src/plugins/session-cookie.ts)
+  await app.register(app.cookieReader)
+  const { reports } = app.services
+  const hub = app.sseHub
+
+  app.get('/:reportId', {
+    exposeHeadRoute: false,
+    schema: {
+      tags: ['reports'],
+      summary: 'The report\'s status, done and end events as a text/event-stream (Bearer, else the session cookie)',
+      description: 'On connect the current state (or, with Last-Event-ID, every event after it), then each change; ' +
+        '`event: done` ends the stream. The service may end it earlier with `event: end` and `data: {"reason": ...}`: ' +
+        '"session-ended" (signed out, or the session was ended elsewhere), "report-deleted", or "token-expired" ' +
+        '(the Bearer token expired: reconnect with a fresh one). The end event has no id. ' +
+        '204 when the report is over and the client has its last event; 429 when the user holds ' +
+        'SSE_MAX_STREAMS_PER_USER open streams on this instance already. ' +
+        'A page on another origin (CORS_ORIGINS) reads it with fetch and a Bearer header: the session cookie is SameSite=Lax.',
+      security: [{ bearer: [] }, { cookie: [] }],
+      params: ParamsSchema,
+      querystring: QuerySchema,
+      response: {
+        200: SseStreamSchema,
+        204: Type.Null({ description: 'the report is over and the client has its last event' }),
+        ...errorResponses(...PARAM_ERRORS, 400, 401, 403, 404, 429, 500, 503)
+      }
+    },
+    onRequest: async (request) => {
+      const user = await app.identify(request)
+      if (!user) throw new Unauthorized()
+      // the global rate limit then counts this user's budget, not the address's
+      request.user = user
+    }
+  }, async (request, reply) => {
+    const report = await reports.owned(request.user.id, request.params.reportId)
+    const { id: userId, sid, expMs } = request.user
+    // no await between this check and prepare(), which counts the stream before its first one
+    if (hub.full(userId)) {
+      reply.header('retry-after', String(FULL_RETRY_AFTER_S))
+      throw new TooManyRequests()
+    }
+    const initial: SseStatusData = { reportId: report.id, status: report.status, progress: report.progress, stage: null }
+    const prepared = await hub.prepare(report.id, {
+      lastEventId: lastEventId(request, request.query.lastEventId),
+      initial,
+      owner: { userId, sid, expMs }
+    })
+    if (prepared.noContent) return reply.code(204).send(null)
+
+    reply.hijack()
+    if (gone(reply)) {
+      prepared.cancel()
+      return
+    }
+    // Hijacking skips Fastify's header handling: the reply's headers (helmet's, rate limit, request
+    // id) are sent here.
+    const headers: StreamHeaders = {}
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) headers[name] = value
+    }
+    headers['content-type'] = 'text/event-stream'
+    headers['cache-control'] = 'no-cache'
+    headers['x-accel-buffering'] = 'no'
+    const stream = openStream(reply.raw, headers)
+    // what stays with an open stream is this function and what it holds: not the request, nor the reply
+    let onClose = () => { prepared.cancel() }
+    if (stream.detached) {
+      // Fastify's onResponse hooks and its "request completed" line will not come for a response
+      // that is no longer its own: the stream is counted now, and its end logged here.
+      app.metrics?.observeRequest(request.method, request.routeOptions.url ?? UNMATCHED_ROUTE, 200, undefined)
+      const reqId = request.id
+      const started = performance.now()
+      onClose = () => {
+        prepared.cancel()
+        app.log.info({ reqId, res: { statusCode: 200 }, responseTime: performance.now() - started }, 'request completed')
+      }
+    }
+    stream.onClose(onClose)
+    prepared.start(stream, `retry: ${RETRY_MS}\n\n`)
+  })
+}
+
+export default sseRoutes

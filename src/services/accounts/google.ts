@@ -1,0 +1,206 @@
+// Google sign-in (docs/architecture.md, Security rules). Two parts: the ID-token check (google-auth-library's OAuth2Client,
+// which verifies signature, issuer and expiry), and the account it signs in to: matched by Google
+// `sub`, else linked by e-mail, else created.
+import { OAuth2Client } from 'google-auth-library'
+import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm'
+import type { Database } from '../../db/client.ts'
+import { users } from '../../db/schema.ts'
+import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
+import type { MailService } from './mail.ts'
+import type { AccountChanges } from './changes.ts'
+
+export const GOOGLE_FAILED = 'Google sign-in failed'
+// The library also accepts its universe domain as an issuer; Google's ID tokens carry only these two.
+const ISSUERS = ['accounts.google.com', 'https://accounts.google.com']
+
+export interface GoogleIdentity { sub: string, email: string }
+
+/** why a credential was refused: safe to log, unlike the library's message, which quotes the token */
+export type GoogleRefusal =
+  | 'client-id' | 'certificates' | 'malformed' | 'unknown-key' | 'signature' | 'expired' | 'not-yet-valid'
+  | 'lifetime' | 'issuer' | 'audience' | 'claims' | 'email-unverified' | 'invalid'
+
+export type GoogleVerification = { ok: true, identity: GoogleIdentity } | { ok: false, reason: GoogleRefusal }
+
+// Only the start of google-auth-library's messages is read, to name the kind of failure; an unknown
+// message is 'invalid'. The rest of the message (the token, its payload) is never kept.
+const LIBRARY_REASONS: Array<[string, GoogleRefusal]> = [
+  ['Wrong number of segments', 'malformed'],
+  ["Can't parse token", 'malformed'],
+  ['No pem found', 'unknown-key'],
+  ['Invalid token signature', 'signature'],
+  ['Token used too late', 'expired'],
+  ['Token used too early', 'not-yet-valid'],
+  ['Expiration time too far', 'lifetime'],
+  ['No issue time', 'claims'],
+  ['No expiration time', 'claims'],
+  ['Invalid issuer', 'issuer'],
+  ['Wrong recipient', 'audience']
+]
+
+function refusalOf (err: unknown): GoogleRefusal {
+  const message = err instanceof Error ? err.message : ''
+  return LIBRARY_REASONS.find(([start]) => message.startsWith(start))?.[1] ?? 'invalid'
+}
+
+export function createGoogleService (opts: { clientIds: string[], certsUrl: string }) {
+  const allowed = new Set(opts.clientIds)
+  // One client for the process: it caches Google's certificates for as long as Google says.
+  const client = new OAuth2Client({
+    issuers: ISSUERS,
+    // gaxios waits forever by default: a hung certificate endpoint must not hang sign-ins with it
+    transporterOptions: { timeout: 5000 },
+    // In Node the library fetches the PEM map {kid: X.509 certificate}.
+    ...(opts.certsUrl ? { endpoints: { oauth2FederatedSignonPemCertsUrl: opts.certsUrl } } : {})
+  })
+  const refuse = (reason: GoogleRefusal): GoogleVerification => ({ ok: false, reason })
+
+  return {
+    /** the verified identity in a credential issued to `clientId`, or why it was refused */
+    async verify (clientId: string, credential: string): Promise<GoogleVerification> {
+      if (!allowed.has(clientId)) return refuse('client-id')
+      if (!credential) return refuse('malformed')
+      // Fetched (or taken from the cache) first, so an outage is told apart from a bad credential.
+      try {
+        await client.getFederatedSignonCertsAsync()
+      } catch {
+        return refuse('certificates')
+      }
+      let payload
+      try {
+        // `audience` always set: the library skips the audience check when it is undefined.
+        const ticket = await client.verifyIdToken({ idToken: credential, audience: clientId })
+        payload = ticket.getPayload()
+      } catch (err) {
+        // Deliberately not logged or passed on: the library's message quotes the token.
+        return refuse(refusalOf(err))
+      }
+      if (!payload || typeof payload.sub !== 'string' || !payload.sub || typeof payload.email !== 'string' || !payload.email) {
+        return refuse('claims')
+      }
+      // The library does not look at email_verified; an unverified address must not link to anything.
+      const verified = payload.email_verified as unknown
+      if (verified !== true && verified !== 'true') return refuse('email-unverified')
+      return { ok: true, identity: { sub: payload.sub, email: payload.email.trim().toLowerCase() } }
+    }
+  }
+}
+
+export type GoogleService = ReturnType<typeof createGoogleService>
+
+export type GoogleSignin = { userId: string, isNewUser: boolean }
+
+interface AccountDeps {
+  database: Database
+  audit: AuditService
+  mail: MailService
+  /** ends every session of a user not signed in with Google, and announces it (src/services/sessions/control.ts) */
+  endPasswordSessionsOfUser: (userId: string) => Promise<void>
+  /** told when a user's account changes here (src/services/accounts/changes.ts) */
+  accountChanges: Pick<AccountChanges, 'changed'>
+  signupFreeReports: number
+  now?: () => number
+}
+
+function isUniqueViolation (err: unknown): boolean {
+  for (let e = err as { code?: string, cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e.code === '23505') return true
+  }
+  return false
+}
+
+export function createGoogleAccountService (deps: AccountDeps) {
+  const db = deps.database.db
+  const now = deps.now ?? Date.now
+
+  // null: the state changed under us (a simultaneous sign-in), match again
+  async function attempt (identity: GoogleIdentity, acquisitionCode: string | undefined, meta: RequestMeta): Promise<GoogleSignin | 'refused' | null> {
+    const [known] = await db.select({ id: users.id }).from(users).where(eq(users.googleSub, identity.sub))
+    if (known) return { userId: known.id, isNewUser: false }
+
+    const at = new Date(now())
+    // Link to the account of that address, if it has no Google account yet. Google has verified the
+    // address, so it is confirmed from now on.
+    const [before] = await db.select({
+      id: users.id, googleSub: users.googleSub, hasPassword: sql<boolean>`${users.passwordHash} is not null`, passwordProven: users.passwordProven
+    }).from(users).where(eq(users.email, identity.email))
+    if (before) {
+      if (before.googleSub === identity.sub) return { userId: before.id, isNewUser: false } // linked a moment ago
+      // The address belongs to an account linked to another Google account: linking is not ours to decide.
+      if (before.googleSub !== null) return 'refused'
+      // An unproven password may have been set by someone who never had the mailbox, an attacker who
+      // registered the address first (pre-hijacking; docs/decisions.md, Account control): it goes,
+      // with every session it opened, and the mailbox is told. A proven password stays.
+      const dropPassword = before.hasPassword && !before.passwordProven
+      const [linked] = await db.update(users)
+        .set({
+          googleSub: identity.sub,
+          confirmedAt: sql`coalesce(${users.confirmedAt}, ${at.toISOString()}::timestamptz)`,
+          ...(dropPassword ? { passwordHash: null } : {})
+        })
+        .where(and(eq(users.id, before.id), isNull(users.googleSub), eq(users.passwordProven, before.passwordProven)))
+        .returning({ id: users.id })
+      if (!linked) return null // changed under us: try again
+      deps.accountChanges.changed(linked.id)
+      if (dropPassword) {
+        await deps.endPasswordSessionsOfUser(linked.id)
+        await deps.audit.record(AUDIT.passwordRemoved, linked.id, meta)
+        deps.mail.sendLater({
+          to: identity.email,
+          subject: 'Your account now signs in with Google only',
+          text: 'Your Profile Interest Reports account was just linked to your Google account.\n\n' +
+            'Its password had never been confirmed from this mailbox, so it was removed and every session signed in with it was signed out. ' +
+            'Sign in with Google; to have a password as well, set one with "Forgot password" on the sign-in page.\n'
+        })
+      }
+      await deps.audit.record(AUDIT.idpLink, linked.id, meta)
+      return { userId: linked.id, isNewUser: false }
+    }
+
+    const [created] = await db.insert(users).values({
+      email: identity.email,
+      googleSub: identity.sub,
+      confirmedAt: at,
+      acquisitionCode: acquisitionCode ?? null,
+      reportCredits: deps.signupFreeReports
+    }).onConflictDoNothing().returning({ id: users.id })
+    if (!created) return null // a simultaneous first sign-in created it
+    await deps.audit.record(AUDIT.signup, created.id, meta)
+    await deps.audit.record(AUDIT.idpLink, created.id, meta)
+    return { userId: created.id, isNewUser: true }
+  }
+
+  return {
+    /** the account this Google identity signs in to, or null when it cannot have one */
+    async signin (identity: GoogleIdentity, acquisitionCode: string | undefined, meta: RequestMeta): Promise<GoogleSignin | null> {
+      let outcome: GoogleSignin | 'refused' | null = null
+      // Two simultaneous first sign-ins race on the unique email and google_sub: the loser matches again.
+      for (let tries = 0; tries < 2 && outcome === null; tries++) {
+        try {
+          outcome = await attempt(identity, acquisitionCode, meta)
+        } catch (err) {
+          if (!isUniqueViolation(err)) throw err
+        }
+      }
+      if (outcome === null || outcome === 'refused') return null
+      await deps.audit.record(AUDIT.signinSuccess, outcome.userId, meta)
+      return outcome
+    },
+
+    /** 'no-password' when unlinking would leave the account without a way to sign in */
+    async unlink (userId: string, meta: RequestMeta): Promise<'ok' | 'no-password' | 'unknown'> {
+      const [user] = await db.select({ passwordHash: users.passwordHash, googleSub: users.googleSub }).from(users).where(eq(users.id, userId))
+      if (!user) return 'unknown'
+      if (user.passwordHash === null) return 'no-password'
+      if (user.googleSub === null) return 'ok'
+      const rows = await db.update(users).set({ googleSub: null })
+        .where(and(eq(users.id, userId), isNotNull(users.passwordHash))).returning({ id: users.id })
+      if (!rows.length) return 'no-password'
+      deps.accountChanges.changed(userId)
+      await deps.audit.record(AUDIT.idpUnlink, userId, meta)
+      return 'ok'
+    }
+  }
+}
+
+export type GoogleAccountService = ReturnType<typeof createGoogleAccountService>

@@ -1,0 +1,236 @@
+// Sign-up, sign-in, confirmation and account information (docs/architecture.md, HTTP contract). No Fastify types here.
+import { and, eq, gt, isNull, sql } from 'drizzle-orm'
+import type { Database } from '../../db/client.ts'
+import { authTokens, signinFailures, users } from '../../db/schema.ts'
+import { PromocodeRefused } from '../../errors.ts'
+import type { FieldError } from '../../../schemas/common.ts'
+import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
+import type { CaptchaService } from './captcha.ts'
+import { CAPTCHA_MESSAGE, PROMO_MESSAGE } from './form-errors.ts'
+import { hashLinkSecret, newLinkSecret } from './link-secrets.ts'
+import type { MailService } from './mail.ts'
+import type { PasswordService } from './passwords.ts'
+import type { PromocodeService } from '../billing/promocodes.ts'
+import { currentSubscription } from '../billing/subscription-state.ts'
+import { createViewCache } from '../caches/view-cache.ts'
+import type { AccountChanges } from './changes.ts'
+
+export const CONFIRM_TTL_MS = 7 * 24 * 3600 * 1000
+/** the NOTIFY channel of drizzle/0003's triggers: a user id whose row or subscriptions changed */
+export const ACCOUNT_CHANGED_CHANNEL = 'account_changed'
+const BACKOFF_AFTER = 5
+const BACKOFF_MAX_S = 300
+
+export const MESSAGES = {
+  wrongCredentials: 'Wrong e-mail or password',
+  captcha: CAPTCHA_MESSAGE
+} as const
+
+export interface SignupInput {
+  email: string
+  password: string
+  captchaToken: string
+  promocode?: string
+  acquisitionCode?: string
+}
+
+export type SigninOutcome =
+  | { ok: true, userId: string }
+  | { ok: false, fieldError: FieldError }
+  | { ok: false, retryAfter: number }
+
+interface Deps {
+  database: Database
+  passwords: PasswordService
+  captcha: CaptchaService
+  mail: MailService
+  audit: AuditService
+  promocodes: PromocodeService
+  publicUrl: string
+  signupFreeReports: number
+  /** the view below listens to it: the next info() of a changed account reads it again */
+  accountChanges: AccountChanges
+  now?: () => number
+}
+
+export function createAccountService (deps: Deps) {
+  const db = deps.database.db
+  const now = deps.now ?? Date.now
+  const fail = (field: FieldError['field'], message: string) => ({ status: 'error' as const, fieldError: { field, message } })
+
+  function confirmationMail (to: string, secret: string) {
+    const link = `${deps.publicUrl}/confirm/${secret}`
+    return {
+      to,
+      subject: 'Confirm your e-mail address',
+      text: `Welcome to Profile Interest Reports.\n\nConfirm your e-mail address by opening this link within 7 days:\n${link}\n\nIf you did not sign up, ignore this message.\n`,
+      link
+    }
+  }
+
+  async function newConfirmation (tx: typeof db, userId: string): Promise<string> {
+    const { secret, hash } = newLinkSecret()
+    await tx.insert(authTokens).values({ hash, kind: 'confirm', userId, expiresAt: new Date(now() + CONFIRM_TTL_MS) })
+    return secret
+  }
+
+  // A sign-in's reads, built into SQL once rather than on every sign-in (Drizzle's query building
+  // cost about 40 us of CPU a statement, README: Benchmarks)
+  const signinUser = db.select({ id: users.id, passwordHash: users.passwordHash }).from(users)
+    .where(eq(users.email, sql.placeholder('email'))).prepare('signin_user')
+  const clearFailures = db.delete(signinFailures).where(eq(signinFailures.email, sql.placeholder('email'))).prepare('signin_failures_clear')
+
+  // The per-address backoff (docs/decisions.md, Rate limits): 1, 2, 4 … 300 s from the fifth failure on, registered or
+  // not. Every attempt is claimed, counted as a failure, in one statement before argon2 runs; the row
+  // lock serializes the claims, and a claim on a locked address fails, so a burst of parallel guesses
+  // gets one verification per backoff window, not one each. A success deletes the row. The outer
+  // select reads the lock the claim was refused on (the snapshot before the statement).
+  const CLAIM = `with claim as (
+      insert into signin_failures as f (email, failures, locked_until, updated_at) values ($1, 1, null, $2::timestamptz)
+      on conflict (email) do update set
+        failures = f.failures + 1,
+        updated_at = excluded.updated_at,
+        locked_until = case when f.failures + 1 >= ${BACKOFF_AFTER}
+          then excluded.updated_at + make_interval(secs => least(${BACKOFF_MAX_S}, power(2, f.failures + 1 - ${BACKOFF_AFTER})))
+          else null end
+      where f.locked_until is null or f.locked_until <= excluded.updated_at
+      returning f.failures
+    )
+    select (select failures from claim) as claimed, (select locked_until from signin_failures where email = $1) as locked_until`
+
+  /** claims a sign-in attempt for this address: 0 when it may go on, else the seconds until it may */
+  async function claimAttempt (email: string): Promise<number> {
+    const at = now()
+    const [row] = await deps.database.query<{ claimed: number | null, locked_until: Date | string | null }>(CLAIM, [email, new Date(at).toISOString()])
+    if (row?.claimed != null) return 0
+    const until = row?.locked_until ? new Date(row.locked_until).getTime() : 0
+    // refused by a lock a concurrent claim has just set, newer than this statement's snapshot: 1 s at least
+    return Math.max(1, Math.ceil((until - at) / 1000))
+  }
+
+  async function loadInfo (userId: string) {
+    const [user] = await db.select().from(users).where(eq(users.id, userId))
+    if (!user) return null
+    const subscription = await currentSubscription(db, userId)
+    return {
+      id: user.id,
+      email: user.email,
+      confirmed: user.confirmedAt !== null,
+      hasPassword: user.passwordHash !== null,
+      idp: { google: user.googleSub !== null },
+      ...(user.acquisitionCode !== null ? { acquisitionCode: user.acquisitionCode } : {}),
+      ...(user.promocode !== null ? { promocode: user.promocode } : {}),
+      reportCredits: user.reportCredits,
+      subscription,
+      createdAt: user.createdAt.toISOString()
+    }
+  }
+
+  // GET /auth/info comes with every page load and poll of a client: served from memory, one entry
+  // per user, dropped when the account changes (src/services/caches/view-cache.ts). An unknown user is not kept.
+  const infoView = createViewCache({ load: loadInfo, keep: (v) => v !== null, maxEntries: 100_000, ttlMs: 60_000 })
+  deps.accountChanges.on({ changed: (userId) => { infoView.invalidate(userId) }, missed: () => { infoView.clear() } })
+
+  return {
+    async signup (input: SignupInput, meta: RequestMeta) {
+      const email = input.email
+      if (!await deps.captcha.verify(input.captchaToken, meta.ip)) return fail('email', MESSAGES.captcha)
+      const weak = deps.passwords.policy(input.password, email)
+      if (weak) return fail('password', weak)
+      if (input.promocode !== undefined && !await deps.promocodes.isUsable(input.promocode)) return fail('promocode', PROMO_MESSAGE)
+
+      // Hash before knowing whether the address is taken, so both paths cost the same.
+      const passwordHash = await deps.passwords.hash(input.password)
+      let created: { id: string, secret: string } | null = null
+      try {
+        created = await db.transaction(async (tx) => {
+          const [user] = await tx.insert(users).values({
+            email,
+            passwordHash,
+            acquisitionCode: input.acquisitionCode ?? null,
+            reportCredits: deps.signupFreeReports
+          }).onConflictDoNothing({ target: users.email }).returning({ id: users.id })
+          if (!user) return null
+          if (input.promocode !== undefined) {
+            const credits = await deps.promocodes.consume(tx, input.promocode)
+            if (credits === null) throw new PromocodeRefused()
+            await tx.update(users).set({ promocode: input.promocode, reportCredits: sql`${users.reportCredits} + ${credits}` })
+              .where(eq(users.id, user.id))
+          }
+          return { id: user.id, secret: await newConfirmation(tx, user.id) }
+        })
+      } catch (err) {
+        if (err instanceof PromocodeRefused) return fail('promocode', PROMO_MESSAGE)
+        throw err
+      }
+
+      if (created) {
+        await deps.audit.record(AUDIT.signup, created.id, meta)
+        deps.mail.sendLater(confirmationMail(email, created.secret))
+      } else {
+        // No account enumeration: the same answer, and the owner hears about it instead.
+        deps.mail.sendLater({
+          to: email,
+          subject: 'Someone tried to sign up with your e-mail address',
+          text: 'Someone tried to create an account with this e-mail address, which already has one.\n\n' +
+            'If it was you, sign in instead, or recover your password from the sign-in page. Otherwise, ignore this message.\n'
+        })
+      }
+      return { status: 'success' as const }
+    },
+
+    async signin (email: string, password: string, meta: RequestMeta): Promise<SigninOutcome> {
+      const attempt = await deps.passwords.attempt(async () => {
+        // the two statements are independent: one round trip's wait instead of two
+        const [retryAfter, [user]] = await Promise.all([claimAttempt(email), signinUser.execute({ email })])
+        if (retryAfter > 0) return { retryAfter, user, ok: false, rehash: false }
+        if (!user?.passwordHash) {
+          await deps.passwords.verifyDummy(password)
+          return { retryAfter, user, ok: false, rehash: false }
+        }
+        return { retryAfter, user, ...await deps.passwords.verify(user.passwordHash, password) }
+      })
+      const { retryAfter, user, ok, rehash } = attempt
+      if (retryAfter > 0) return { ok: false, retryAfter }
+      if (!user || !ok) {
+        await deps.audit.record(AUDIT.signinFailure, user?.id ?? null, meta)
+        return { ok: false, fieldError: { field: 'password', message: MESSAGES.wrongCredentials } }
+      }
+      if (rehash) await db.update(users).set({ passwordHash: await deps.passwords.hash(password) }).where(eq(users.id, user.id))
+      // a success clears the address's claims, this one included (beside the audit row: one wait for both)
+      await Promise.all([clearFailures.execute({ email }), deps.audit.record(AUDIT.signinSuccess, user.id, meta)])
+      return { ok: true, userId: user.id }
+    },
+
+    /** true when the link confirms (or already confirmed) an account; false for unknown or expired */
+    async confirm (secret: string, meta: RequestMeta): Promise<boolean> {
+      const hash = hashLinkSecret(secret)
+      const [token] = await db.select().from(authTokens)
+        .where(and(eq(authTokens.hash, hash), eq(authTokens.kind, 'confirm'), gt(authTokens.expiresAt, new Date(now()))))
+      if (!token) return false
+      const confirmedNow = await db.transaction(async (tx) => {
+        await tx.update(authTokens).set({ usedAt: new Date(now()) }).where(and(eq(authTokens.hash, hash), isNull(authTokens.usedAt)))
+        const rows = await tx.update(users).set({ confirmedAt: new Date(now()) })
+          .where(and(eq(users.id, token.userId), isNull(users.confirmedAt))).returning({ id: users.id })
+        return rows.length > 0
+      })
+      if (confirmedNow) {
+        infoView.invalidate(token.userId)
+        await deps.audit.record(AUDIT.confirm, token.userId, meta)
+      }
+      return true
+    },
+
+    async resendConfirmation (userId: string): Promise<void> {
+      const [user] = await db.select({ email: users.email, confirmedAt: users.confirmedAt }).from(users).where(eq(users.id, userId))
+      if (!user || user.confirmedAt) return
+      const secret = await newConfirmation(db, userId)
+      deps.mail.sendLater(confirmationMail(user.email, secret))
+    },
+
+    /** what GET /auth/info shows, from memory while the account is unchanged */
+    info: (userId: string) => infoView.get(userId)
+  }
+}
+
+export type AccountService = ReturnType<typeof createAccountService>

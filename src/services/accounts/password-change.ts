@@ -1,0 +1,75 @@
+// POST /auth/password (docs/decisions.md, Account control): a signed-in person changes their password. The current password
+// is checked by the sign-in's own check (the same per-address backoff, the same failure audit), so a
+// stolen JWT buys no faster guessing than the sign-in form; a success ends every other session and
+// tells the mailbox.
+import { eq } from 'drizzle-orm'
+import type { Database } from '../../db/client.ts'
+import { users } from '../../db/schema.ts'
+import type { FieldError } from '../../../schemas/common.ts'
+import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
+import type { SigninOutcome } from './index.ts'
+import type { MailService } from './mail.ts'
+import type { PasswordService } from './passwords.ts'
+import type { SessionControl } from '../sessions/control.ts'
+import type { AccountChanges } from './changes.ts'
+
+export const CHANGE_MESSAGES = {
+  wrongCurrent: 'Your current password is wrong',
+  noPassword: 'This account has no password yet: set your first one with a recovery link ("Forgot password" on the sign-in page)'
+} as const
+
+export type PasswordChangeOutcome =
+  | { status: 'success' }
+  | { status: 'error', fieldError: FieldError }
+  | { status: 'locked', retryAfter: number }
+  | { status: 'unknown' }
+
+interface Deps {
+  database: Database
+  passwords: PasswordService
+  mail: MailService
+  audit: AuditService
+  sessionControl: SessionControl
+  /** the sign-in's check of an address and password (src/services/accounts/index.ts) */
+  checkPassword: (email: string, password: string, meta: RequestMeta) => Promise<SigninOutcome>
+  accountChanges: Pick<AccountChanges, 'changed'>
+}
+
+export function createPasswordChangeService (deps: Deps) {
+  const db = deps.database.db
+  const fail = (message: string): PasswordChangeOutcome => ({ status: 'error', fieldError: { field: 'password', message } })
+
+  return {
+    /** change the password of `userId` from its session `publicId` */
+    async change (userId: string, publicId: string, body: { currentPassword: string, newPassword: string }, meta: RequestMeta): Promise<PasswordChangeOutcome> {
+      const [user] = await db.select({ email: users.email, passwordHash: users.passwordHash, passwordProven: users.passwordProven })
+        .from(users).where(eq(users.id, userId))
+      if (!user) return { status: 'unknown' }
+      // A Google-only account proves its mailbox before it gets a password, as it always has.
+      if (user.passwordHash === null) return fail(CHANGE_MESSAGES.noPassword)
+      const weak = deps.passwords.policy(body.newPassword, user.email)
+      if (weak) return fail(weak)
+      const checked = await deps.checkPassword(user.email, body.currentPassword, meta)
+      if (!checked.ok) return 'retryAfter' in checked ? { status: 'locked', retryAfter: checked.retryAfter } : fail(CHANGE_MESSAGES.wrongCurrent)
+
+      // The new password is proven when the session changing it is (docs/decisions.md, Account
+      // control): signed in with Google, or with a password that was proven already.
+      const method = await deps.sessionControl.methodOf(publicId)
+      const proven = method === 'google' || (method === 'password' && user.passwordProven)
+      const passwordHash = await deps.passwords.hash(body.newPassword)
+      await db.update(users).set({ passwordHash, passwordProven: proven }).where(eq(users.id, userId))
+      deps.accountChanges.changed(userId)
+      await deps.sessionControl.endOthers(userId, publicId)
+      await deps.audit.record(AUDIT.passwordChange, userId, meta)
+      deps.mail.sendLater({
+        to: user.email,
+        subject: 'Your password was changed',
+        text: 'The password of your Profile Interest Reports account was just changed, and every other session of the account was signed out.\n\n' +
+          'If it was not you, reset your password now with "Forgot password" on the sign-in page: that signs everyone out again.\n'
+      })
+      return { status: 'success' }
+    }
+  }
+}
+
+export type PasswordChangeService = ReturnType<typeof createPasswordChangeService>

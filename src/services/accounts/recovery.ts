@@ -1,0 +1,124 @@
+// Password recovery (docs/architecture.md, HTTP contract): a single-use link valid one hour, only the SHA-256 of its
+// secret stored. Recovery never signs in; it ends every session of the account instead.
+import { and, eq, gt, isNull, sql } from 'drizzle-orm'
+import type { Database } from '../../db/client.ts'
+import { authTokens, signinFailures, users } from '../../db/schema.ts'
+import type { FieldError } from '../../../schemas/common.ts'
+import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
+import { hashLinkSecret, newLinkSecret } from './link-secrets.ts'
+import type { MailService } from './mail.ts'
+import type { PasswordService } from './passwords.ts'
+import type { AccountChanges } from './changes.ts'
+
+export const RECOVERY_TTL_MS = 3600 * 1000
+export const INVALID_LINK = 'This link is invalid or has expired'
+
+export type RecoveryOutcome = { status: 'success' } | { status: 'error', fieldError: FieldError }
+
+interface Deps {
+  database: Database
+  passwords: PasswordService
+  mail: MailService
+  audit: AuditService
+  /** ends every session of a user and announces it (the session service, resolved at call time) */
+  endSessionsOfUser: (userId: string) => Promise<void>
+  /** told when a user's account changes here (src/services/accounts/changes.ts) */
+  accountChanges: Pick<AccountChanges, 'changed'>
+  publicUrl: string
+  now?: () => number
+}
+
+export function createRecoveryService (deps: Deps) {
+  const { database, passwords } = deps
+  const db = database.db
+  const now = deps.now ?? Date.now
+  const invalidLink: RecoveryOutcome = { status: 'error', fieldError: { field: 'password', message: INVALID_LINK } }
+
+  function recoveryMail (to: string, secret: string) {
+    const link = `${deps.publicUrl}/recovery/${secret}`
+    return {
+      to,
+      subject: 'Reset your password',
+      text: 'Someone asked to reset the password of your Profile Interest Reports account.\n\n' +
+        `Choose a new password by opening this link within one hour:\n${link}\n\n` +
+        'The link works once. If you did not ask for it, ignore this message: your password stays as it is.\n',
+      link
+    }
+  }
+
+  /** the account a still-usable link belongs to */
+  async function linkOwner (secret: string) {
+    const [row] = await db.select({ userId: users.id, email: users.email }).from(authTokens)
+      .innerJoin(users, eq(users.id, authTokens.userId))
+      .where(and(
+        eq(authTokens.hash, hashLinkSecret(secret)),
+        eq(authTokens.kind, 'recovery'),
+        isNull(authTokens.usedAt),
+        gt(authTokens.expiresAt, new Date(now()))
+      ))
+    return row
+  }
+
+  return {
+    /**
+     * Registered or not, the same work: a secret is made and hashed, and one INSERT … SELECT runs,
+     * which stores a link only when the address has an account. Only then is a mail sent, after the
+     * answer has left.
+     */
+    async request (email: string): Promise<void> {
+      const { secret, hash } = newLinkSecret()
+      const expiresAt = new Date(now() + RECOVERY_TTL_MS).toISOString()
+      const rows = await database.query<{ user_id: string }>(
+        `insert into auth_tokens (hash, kind, user_id, expires_at)
+         select $1, 'recovery', id, $3::timestamptz from users where email = $2
+         returning user_id`,
+        [hash, email, expiresAt]
+      )
+      if (rows.length) deps.mail.sendLater(recoveryMail(email, secret))
+    },
+
+    async check (secret: string): Promise<RecoveryOutcome> {
+      return await linkOwner(secret) ? { status: 'success' } : invalidLink
+    },
+
+    async reset (secret: string, password: string, meta: RequestMeta): Promise<RecoveryOutcome> {
+      const owner = await linkOwner(secret)
+      if (!owner) return invalidLink
+      const weak = passwords.policy(password, owner.email)
+      if (weak) return { status: 'error', fieldError: { field: 'password', message: weak } }
+      const passwordHash = await passwords.hash(password)
+
+      // The link is consumed by a conditional UPDATE in the transaction that sets the password: of two
+      // simultaneous uses, the second waits for the first's row lock, then finds used_at set.
+      const userId = await db.transaction(async (tx) => {
+        const at = new Date(now())
+        const [used] = await tx.update(authTokens).set({ usedAt: at })
+          .where(and(
+            eq(authTokens.hash, hashLinkSecret(secret)),
+            eq(authTokens.kind, 'recovery'),
+            isNull(authTokens.usedAt),
+            gt(authTokens.expiresAt, at)
+          ))
+          .returning({ userId: authTokens.userId })
+        if (!used) return null
+        // The mailbox is proven, so the address is confirmed; other recovery links of the account die.
+        // A password set through the mailbox is proven (docs/decisions.md, Account control).
+        await tx.update(users).set({ passwordHash, passwordProven: true, confirmedAt: sql`coalesce(${users.confirmedAt}, ${at.toISOString()}::timestamptz)` })
+          .where(eq(users.id, used.userId))
+        await tx.update(authTokens).set({ usedAt: at })
+          .where(and(eq(authTokens.userId, used.userId), eq(authTokens.kind, 'recovery'), isNull(authTokens.usedAt)))
+        return used.userId
+      })
+      if (!userId) return invalidLink
+      deps.accountChanges.changed(userId)
+
+      await deps.endSessionsOfUser(userId)
+      // The owner has just proven the mailbox: a sign-in backoff built up by someone else ends here.
+      await db.delete(signinFailures).where(eq(signinFailures.email, owner.email))
+      await deps.audit.record(AUDIT.passwordReset, userId, meta)
+      return { status: 'success' }
+    }
+  }
+}
+
+export type RecoveryService = ReturnType<typeof createRecoveryService>

@@ -1,0 +1,78 @@
+// Promocodes: created by the operator (`npm run promo`), consumed atomically at sign-up, or redeemed
+// later by a signed-in account (POST /billing/promocode), once per account.
+import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client.ts'
+import { promocodes, userPromocodes, users } from '../../db/schema.ts'
+import { PromocodeRefused } from '../../errors.ts'
+
+export interface NewPromocode { code: string, maxUses: number, expiresAt?: Date | null, credits?: number }
+
+const usable = (code: string, now: Date) => and(
+  eq(promocodes.code, code),
+  lt(promocodes.uses, promocodes.maxUses),
+  or(isNull(promocodes.expiresAt), gt(promocodes.expiresAt, now))
+)
+
+export function createPromocodeService (deps: { db: Db, now?: () => number }) {
+  const now = () => new Date((deps.now ?? Date.now)())
+
+  /**
+   * Takes one use of the code inside the caller's transaction; the row lock of the UPDATE makes
+   * concurrent sign-ups queue, so `uses` never passes `max_uses`. Returns the credits it grants,
+   * or null when the code is not usable.
+   */
+  async function consume (tx: Db, code: string): Promise<number | null> {
+    const [row] = await tx.update(promocodes)
+      .set({ uses: sql`${promocodes.uses} + 1` })
+      .where(usable(code, now()))
+      .returning({ credits: promocodes.credits })
+    return row ? row.credits : null
+  }
+
+  return {
+    async create (p: NewPromocode) {
+      const [row] = await deps.db.insert(promocodes)
+        .values({ code: p.code, maxUses: p.maxUses, expiresAt: p.expiresAt ?? null, credits: p.credits ?? 1 })
+        .returning()
+      return row
+    },
+
+    list: () => deps.db.select().from(promocodes).orderBy(asc(promocodes.code)),
+
+    async isUsable (code: string): Promise<boolean> {
+      const rows = await deps.db.select({ code: promocodes.code }).from(promocodes).where(usable(code, now()))
+      return rows.length > 0
+    },
+
+    consume,
+
+    /**
+     * An existing account redeems a code: its credits are added once per account. The code given at
+     * sign-up counts as redeemed by that account. The account's redemption row, the code's use and
+     * the credit are one transaction: a second submit (even a concurrent one, which waits on the
+     * first's row of user_promocodes) finds the row and adds nothing, and a code that turns out
+     * unusable rolls the row back. Returns the credits added, or null when the code is not usable
+     * by this account (unknown, expired, used up, already redeemed: one answer for all).
+     */
+    async redeem (userId: string, code: string): Promise<number | null> {
+      try {
+        return await deps.db.transaction(async (tx) => {
+          const [mine] = await tx.insert(userPromocodes).values({ userId, code }).onConflictDoNothing()
+            .returning({ code: userPromocodes.code })
+          if (!mine) throw new PromocodeRefused()
+          const [user] = await tx.select({ promocode: users.promocode }).from(users).where(eq(users.id, userId))
+          if (!user || user.promocode === code) throw new PromocodeRefused()
+          const credits = await consume(tx, code)
+          if (credits === null) throw new PromocodeRefused()
+          await tx.update(users).set({ reportCredits: sql`${users.reportCredits} + ${credits}` }).where(eq(users.id, userId))
+          return credits
+        })
+      } catch (err) {
+        if (err instanceof PromocodeRefused) return null
+        throw err
+      }
+    }
+  }
+}
+
+export type PromocodeService = ReturnType<typeof createPromocodeService>
