@@ -1,5 +1,5 @@
-// The reads of report_events the SSE hub makes (src/services/streams/hub.ts): a stream's backlog, the
-// current state of a report, and the events a NOTIFY announces.
+// The reads of report_events the SSE hub makes (hub.ts): what a new stream is sent before its live
+// events (its backlog), the current state of a report, and the events a NOTIFY announces.
 import { and, asc, desc, eq, gt, gte, lte, max } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { reportEvents } from '../../db/schema.ts'
@@ -39,4 +39,25 @@ export function eventStore (db: Db): EventStore {
       return row ?? null
     }
   }
+}
+
+/**
+ * What a new stream is sent before its live events. Nothing (noContent) when the report is over and
+ * the client has its last event; the events after its Last-Event-ID when there are some; and for a
+ * new client, or an id this report never had, the current state (`current`: the stream starts over,
+ * and `restart` is told so before the state is read).
+ */
+export type Backlog = { noContent: true } | { noContent: false, current: boolean, first: ReportEvent[] }
+
+export async function backlogOf (store: EventStore, reportId: string, lastEventId: number | undefined, restart: () => void): Promise<Backlog> {
+  if (lastEventId !== undefined) {
+    const first = await store.after(reportId, lastEventId)
+    if (first.length > 0) return { noContent: false, current: false, first }
+    const last = await store.last(reportId)
+    if (last && last.seq === lastEventId && last.kind === 'done') return { noContent: true }
+    // the client has the report's last event (or a later one is being written): it waits for the next
+    if (last && last.seq >= lastEventId) return { noContent: false, current: false, first }
+  }
+  restart()
+  return { noContent: false, current: true, first: await store.current(reportId) }
 }

@@ -10,7 +10,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { isDatabaseDown } from '../../db/client.ts'
 import type { ReportEvent } from '../reports/events.ts'
-import type { EventStore } from './event-store.ts'
+import { backlogOf, type Backlog, type EventStore } from './event-store.ts'
 import { streamOwners, type StreamOwner } from './owners.ts'
 import { endEvent, formatEvent, PING, type EndReason, type Prepared, type PrepareOptions, type SseOutput } from './wire.ts'
 
@@ -235,29 +235,18 @@ export function createSseHub (opts: SseHubOptions) {
      */
     async prepare (reportId: string, o: PrepareOptions): Promise<Prepared> {
       const sub = join(reportId, o.lastEventId ?? 0, o.owner)
-      let first: ReportEvent[] = []
-      let current = o.lastEventId === undefined
+      let backlog: Backlog
       try {
-        if (o.lastEventId !== undefined) {
-          first = await store.after(reportId, o.lastEventId)
-          if (first.length === 0) {
-            const last = await store.last(reportId)
-            if (last && last.seq === o.lastEventId && last.kind === 'done') {
-              leave(sub, false)
-              return { noContent: true }
-            }
-            // an id this report never had (or no event at all): the client gets the current state
-            current = !last || last.seq < o.lastEventId
-          }
-        }
-        if (current) {
-          sub.lastSeq = 0
-          first = await store.current(reportId)
-        }
+        backlog = await backlogOf(store, reportId, o.lastEventId, () => { sub.lastSeq = 0 })
       } catch (err) {
         leave(sub, false)
         throw err
       }
+      if (backlog.noContent) {
+        leave(sub, false)
+        return { noContent: true }
+      }
+      const { current, first } = backlog
       return new PreparedStream(sub, current && first.length === 0 ? formatEvent('status', o.initial) : '', first)
     },
 
