@@ -40,7 +40,7 @@ export const ANSWERS: Record<string, Answer> = {
 export interface ImageHost {
   /** http://127.0.0.1:<port> */
   origin: string
-  /** requests received, by path */
+  /** requests received, by path and query */
   hits: Record<string, number>
 }
 
@@ -49,7 +49,7 @@ export async function imageHost (t: Tap): Promise<ImageHost> {
   const server = createServer((req, res) => {
     const path = req.url ?? '/'
     hits[path] = (hits[path] ?? 0) + 1
-    const answer = ANSWERS[path]
+    const answer = ANSWERS[path.split('?')[0]]
     if (answer) answer(res)
     else res.writeHead(404).end()
   })
