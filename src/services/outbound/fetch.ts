@@ -1,5 +1,5 @@
 // One GET to a URL the service fetches on its own behalf, under rules that keep it from being turned
-// against the service's own network or resources (docs/security.md, Outbound requests):
+// against the service's own network or resources (docs/security.md, Outbound requests and profile images):
 // - http: or https: only, https only in production;
 // - the connected address is public (src/services/outbound/addresses.ts): a literal address in the
 //   URL is checked before connecting, a name at connect time by the socket's own lookup;
