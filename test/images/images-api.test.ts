@@ -12,10 +12,13 @@ import { imageHost, PNG, WEBP } from './support.ts'
 
 const image = (url: string) => `/api/v1/images?url=${encodeURIComponent(url)}`
 
+let stored = 0
+/** profiles whose images are these URLs */
 async function storeImages (db: Db, urls: string[]) {
-  await db.insert(profiles).values(urls.map((url, n) => ({
-    id: `p-img-${n}`, source: 'ig' as const, username: `pic${n}`, fullname: `Pic ${n}`, image: url, link: `https://ig.example/pic${n}`
-  })))
+  await db.insert(profiles).values(urls.map((url) => {
+    const n = ++stored
+    return { id: `p-img-${n}`, source: 'ig' as const, username: `pic${n}`, fullname: `Pic ${n}`, image: url, link: `https://ig.example/pic${n}` }
+  }))
 }
 
 t.test('an image the data holds: fetched once, then served from memory', async (t) => {
@@ -69,6 +72,13 @@ t.test('an image the data holds: fetched once, then served from memory', async (
       t.equal(again.statusCode, 502)
       t.equal(host.hits[path], 1, `${path}: fetched once in ten minutes`)
     }
+  })
+
+  t.test('a stored URL the URL parser refuses', async (t) => {
+    await storeImages(app.db, ['http://[not-a-host/p.png'])
+    const res = await app.inject({ url: image('http://[not-a-host/p.png'), headers: u.auth })
+    t.equal(res.statusCode, 502)
+    t.same(res.json(), { code: 502, message: 'image unavailable' })
   })
 
   t.test('a URL the data does not hold is never fetched', async (t) => {

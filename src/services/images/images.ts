@@ -33,6 +33,11 @@ export interface ImageServiceOptions {
 }
 
 const DAY_MS = 24 * 3600_000
+
+// ingest's URL pattern lets through some text the URL parser refuses
+function hostOf (url: string): string {
+  try { return new URL(url).host } catch { return '(not a URL)' }
+}
 const FAILURE_MS = 10 * 60_000
 
 export function createImageService (opts: ImageServiceOptions) {
@@ -67,7 +72,7 @@ export function createImageService (opts: ImageServiceOptions) {
   function unavailable (url: string, reason: string): never {
     failed.set(url, reason)
     // the host only: the path of an image URL can be long and says nothing the host does not
-    log.warn({ host: new URL(url).host, reason }, 'image not fetched')
+    log.warn({ host: hostOf(url), reason }, 'image not fetched')
     throw new ImageUnavailable()
   }
 

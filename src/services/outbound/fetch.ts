@@ -63,16 +63,21 @@ export function createOutboundFetch (opts: OutboundOptions): OutboundFetch {
       const fail = (err: unknown) => {
         reject(err instanceof OutboundRefused ? err : refused(signal.aborted ? 'timed out' : `request failed: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`))
       }
-      const request = send(target, {
-        method: 'GET',
-        // a connection of its own, so that its lookup is this one and nothing is kept open
-        agent: false,
-        lookup,
-        signal,
-        headers: { accept: req.accept.join(', '), 'user-agent': userAgent }
-      }, (res) => { read(res, req).then(resolve, fail) })
-      request.on('error', fail)
-      request.end()
+      try {
+        const request = send(target, {
+          method: 'GET',
+          // a connection of its own, so that its lookup is this one and nothing is kept open
+          agent: false,
+          lookup,
+          signal,
+          headers: { accept: req.accept.join(', '), 'user-agent': userAgent }
+        }, (res) => { read(res, req).then(resolve, fail) })
+        request.on('error', fail)
+        request.end()
+      } catch (err) {
+        // Node refuses some URLs the URL parser takes (a character a request path cannot carry)
+        fail(err)
+      }
     })
   }
 }
