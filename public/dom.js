@@ -57,6 +57,12 @@ function hue (text) {
   return x
 }
 
+/**
+ * the same-origin address of a profile's or account's image: the service fetches and keeps it, so the
+ * network hosting it never sees who views it (the page's CSP allows images from this origin only)
+ */
+export const imageSrc = (url) => `/api/v1/images?url=${encodeURIComponent(url)}`
+
 /** a round picture, or the person's initials when there is no image or it does not load */
 export function avatar (p, size = 'md') {
   const wrap = h('span', { class: `avatar avatar-${size}`, 'aria-hidden': 'true' })
@@ -68,7 +74,7 @@ export function avatar (p, size = 'md') {
   if (!p.image || p.imageNotLoaded) {
     showInitials()
   } else {
-    const img = h('img', { src: p.image, alt: '', loading: 'lazy', referrerPolicy: 'no-referrer', decoding: 'async' })
+    const img = h('img', { src: imageSrc(p.image), alt: '', loading: 'lazy', referrerPolicy: 'no-referrer', decoding: 'async' })
     img.addEventListener('error', showInitials, { once: true })
     wrap.append(img)
   }

@@ -50,6 +50,7 @@ export const EnvSchema = Type.Object({
   SSE_MAX_STREAMS_PER_USER: Int(20, 1, 100000),
   METRICS_PORT: Type.String({ default: '' }),
   METRICS_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
+  OUTBOUND_ALLOW_PRIVATE: OnOff('off'),
   ARGON2_MEMORY_KIB: Int(19456, 1024),
   ARGON2_TIME_COST: Int(2, 1, 100),
   ARGON2_PARALLELISM: Int(1, 1, 16),

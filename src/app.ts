@@ -44,6 +44,7 @@ import promocodeRoutes from './routes/billing/promocode.ts'
 import clientConfigRoutes from './routes/dashboard/client-config.ts'
 import reportExportRoutes from './routes/reports/export.ts'
 import linkPageRoutes from './routes/dashboard/link-pages.ts'
+import imageRoutes from './routes/images/index.ts'
 
 export const API_PREFIX = '/api/v1'
 
@@ -134,6 +135,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     await api.register(reportExportRoutes, { prefix: '/report' })
     await api.register(ingestRoutes, { prefix: '/ingest', config })
     await api.register(profileRoutes, { prefix: '/profiles' })
+    await api.register(imageRoutes, { prefix: '/images' })
     await api.register(sseRoutes, { prefix: '/sse' })
     await api.register(billingRoutes, { prefix: '/billing' })
     // promo codes work without Stripe: outside the billing scope that answers 503 when it is not configured

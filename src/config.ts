@@ -47,6 +47,8 @@ export interface Config {
   metricsPort: number | null
   /** the metrics listener's address (loopback unless told otherwise) */
   metricsHost: string
+  /** outbound requests (profile images) may reach loopback and private addresses: tests only */
+  outbound: { allowPrivate: boolean }
   argon2: { memoryCost: number, timeCost: number, parallelism: number }
   /** argon2 jobs in libuv's thread pool at once (ARGON2_CONCURRENCY; default UV_THREADPOOL_SIZE - 1) */
   argon2Concurrency: number
@@ -165,6 +167,7 @@ function refuseInProduction (e: Env): void {
   if (!e.SMTP_URL) refuse('SMTP_URL', 'must be set (no mail outbox)')
   if (e.ALLOW_HTTP) refuse('ALLOW_HTTP', 'cannot be true')
   if (e.DEMO_DATA === 'on') refuse('DEMO_DATA', 'cannot be on')
+  if (e.OUTBOUND_ALLOW_PRIVATE === 'on') refuse('OUTBOUND_ALLOW_PRIVATE', 'cannot be on')
   // a bearer secret that a guess could find: the ingest endpoint writes profile data
   if (e.INGEST_TOKEN && e.INGEST_TOKEN.length < 32) refuse('INGEST_TOKEN', 'must be at least 32 characters')
 }
@@ -275,6 +278,7 @@ function toConfig (e: Env, { production, dataDir, secrets, captchaOn, metricsPor
     sseMaxStreamsPerUser: e.SSE_MAX_STREAMS_PER_USER,
     metricsPort,
     metricsHost: e.METRICS_HOST,
+    outbound: { allowPrivate: e.OUTBOUND_ALLOW_PRIVATE === 'on' },
     argon2: { memoryCost: e.ARGON2_MEMORY_KIB, timeCost: e.ARGON2_TIME_COST, parallelism: e.ARGON2_PARALLELISM },
     argon2Concurrency: e.ARGON2_CONCURRENCY || Math.max(1, e.UV_THREADPOOL_SIZE - 1),
     threadPoolSize: e.UV_THREADPOOL_SIZE,

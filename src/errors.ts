@@ -25,6 +25,8 @@ export const Conflict = createError<[string]>(`${ERR_PREFIX}_CONFLICT`, '%s', 40
 export const UnsupportedEncoding = createError<[string]>(`${ERR_PREFIX}_UNSUPPORTED_ENCODING`, '%s', 415)
 export const TooManyRequests = createError(`${ERR_PREFIX}_TOO_MANY_REQUESTS`, 'too many requests', 429)
 export const ServiceUnavailable = createError<[string?]>(`${ERR_PREFIX}_UNAVAILABLE`, '%s', 503)
+// GET /images: the stored image URL could not be fetched under the outbound rules (the reason is logged, not answered)
+export const ImageUnavailable = createError(`${ERR_PREFIX}_IMAGE_UNAVAILABLE`, 'image unavailable', 502)
 
 export const notFound = (what = 'not found') => new NotFound(what)
 export const serviceUnavailable = (what = 'service unavailable') => new ServiceUnavailable(what)
@@ -37,6 +39,8 @@ export const ConfigError = createError<[string]>(`${ERR_PREFIX}_CONFIG`, '%s')
 export const IngestConflictError = createError<[string, { cause: unknown }?]>(`${ERR_PREFIX}_INGEST_CONFLICT`, '%s', 409)
 /** a promo code that cannot be redeemed: rolls back the transaction that tried */
 export const PromocodeRefused = createError(`${ERR_PREFIX}_PROMOCODE_REFUSED`, 'promo code refused')
+/** an outbound request its rules refused or that failed (src/services/outbound/): the message says why, for the log */
+export const OutboundRefused = createError<[string]>(`${ERR_PREFIX}_OUTBOUND`, '%s')
 
 // ---------------------------------------------------------------- raised by Fastify and Node
 
@@ -69,6 +73,7 @@ export const statusMessages: Record<number, string> = {
   429: 'too many requests',
   431: 'request header fields too large',
   500: 'internal error',
+  502: 'bad gateway',
   503: 'service unavailable'
 }
 

@@ -4061,6 +4061,192 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A profile's or an account's image, served from this origin (Bearer, else the session cookie)
+         * @description The `image` URL of a profile or account as the API gives it. The service fetches it once (https, public addresses only, no redirects, at most 2 MiB, JPEG, PNG, GIF, WebP or AVIF by its bytes; never SVG), keeps it, and serves it with an ETag and `Cache-Control: private, max-age=31536000, immutable`. 404 for a URL the data does not hold; 502 `image unavailable` when it cannot be fetched under those rules (a failure is remembered for ten minutes).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description an image URL as the API gives it (a profile's or an account's `image`); only URLs the service's data holds are fetched */
+                    url: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the image (ETag; Cache-Control: private, max-age=31536000, immutable) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "image/avif": string;
+                        "image/gif": string;
+                        "image/jpeg": string;
+                        "image/png": string;
+                        "image/webp": string;
+                    };
+                };
+                /** @description If-None-Match names the image */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/profiles": {
         parameters: {
             query?: never;

@@ -1,7 +1,7 @@
 // Every table of the service, declared once. Change a table here, then `npm run db:generate`.
 import { sql } from 'drizzle-orm'
 import {
-  bigint, bigserial, boolean, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid
+  type AnyPgColumn, bigint, bigserial, boolean, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid
 } from 'drizzle-orm/pg-core'
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow()
@@ -100,6 +100,10 @@ export const userPromocodes = pgTable('user_promocodes', {
 
 // ---------------------------------------------------------------- profile data (ingest)
 
+// GET /images serves only an image URL these columns hold, looked up by equality. A hash index: an
+// image URL may be longer than a btree entry can be (2,048 characters of up to 4 bytes each).
+const imageIndex = (name: string, column: AnyPgColumn) => index(name).using('hash', column)
+
 export const categories = pgTable('categories', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
@@ -124,7 +128,7 @@ export const accounts = pgTable('accounts', {
   username: text('username').notNull(),
   fullname: text('fullname').notNull(),
   image: text('image')
-})
+}, (t) => [imageIndex('accounts_image_idx', t.image)])
 
 export const accountInterests = pgTable('account_interests', {
   accountId: text('account_id').notNull().references(() => accounts.id, { onDelete: 'cascade' }),
@@ -138,7 +142,7 @@ export const profiles = pgTable('profiles', {
   fullname: text('fullname').notNull(),
   image: text('image'),
   link: text('link').notNull()
-}, (t) => [uniqueIndex('profiles_source_username_idx').on(t.source, sql`lower(${t.username})`)])
+}, (t) => [uniqueIndex('profiles_source_username_idx').on(t.source, sql`lower(${t.username})`), imageIndex('profiles_image_idx', t.image)])
 
 export const follows = pgTable('follows', {
   profileId: text('profile_id').notNull().references(() => profiles.id, { onDelete: 'cascade' }),

@@ -63,6 +63,8 @@ async function errorsPlugin (app: FastifyInstance) {
         return send(reply, 503, 'service unavailable')
       }
       if (status === 503) return send(reply, 503, isOwnError(error) ? error.message : 'service unavailable')
+      // something the service fetches for the client failed (GET /images): our wording, not the upstream's
+      if (status === 502 && isOwnError(error)) return send(reply, 502, error.message)
       request.log.error({ err: error }, 'request failed')
       return send(reply, 500, 'internal error')
     }

@@ -36,7 +36,8 @@ export function documentHelmet (googleSignIn = false): HelmetOptions {
     contentSecurityPolicy: {
       directives: {
         'default-src': ["'self'"],
-        'img-src': ["'self'", 'data:', 'https:'],
+        // profile images come through GET /api/v1/images, so no other host learns who views them
+        'img-src': ["'self'", 'data:'],
         'connect-src': ["'self'", ...google],
         ...(googleSignIn
           ? { 'script-src': ["'self'", `${GIS}client`], 'frame-src': ["'self'", GIS] }

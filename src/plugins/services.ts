@@ -19,6 +19,8 @@ import { createSessionControl } from '../services/sessions/control.ts'
 import { createPasswordChangeService } from '../services/accounts/password-change.ts'
 import { createPasswordProof } from '../services/accounts/password-proof.ts'
 import { createAccountDeletionService } from '../services/accounts/deletion.ts'
+import { createImageService } from '../services/images/index.ts'
+import { createOutboundFetch } from '../services/outbound/fetch.ts'
 
 export interface ServicesOptions {
   config: Config
@@ -66,9 +68,11 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
     allowedOrigins: [new URL(config.publicUrl).origin, ...config.corsOrigins],
     defaultReturnUrl: `${config.publicUrl}/`
   })
+  const outbound = createOutboundFetch({ allowPrivate: config.outbound.allowPrivate, httpsOnly: config.production })
+  const images = createImageService({ database, fetch: outbound, log: app.log, now })
   return {
     passwords, mail, audit, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
-    sessionControl, passwordChange, passwordProof, accountDeletion
+    sessionControl, passwordChange, passwordProof, accountDeletion, images
   }
 }
 

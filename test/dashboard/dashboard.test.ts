@@ -8,14 +8,16 @@
 import t, { type Test } from '../tap.ts'
 import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
 import type { Db } from '../../src/db/client.ts'
+import { eq } from 'drizzle-orm'
 import { follows, friendships, profiles } from '../../src/db/schema.ts'
 import { GOOD_PASSWORD, registeredUser, signedInUser, uniqueEmail } from '../helper.ts'
 import { readyReport } from '../reports/report-wait.ts'
 import { MONTH_START, seedReportData } from '../reports/seed.ts'
+import { imageHost } from '../images/support.ts'
 import { ARTIFACTS, DESKTOP, PHONE, PUBLIC_ORIGIN, signInThroughForm, skip, startDashboard, WAIT } from './browser.ts'
 
-// A picture for the report's profile; every other image URL of the seed fails, as missing images do.
-const PICTURE = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" fill="#7c3aed"/><circle cx="32" cy="25" r="12" fill="#ede9fe"/><rect x="14" y="42" width="36" height="22" rx="11" fill="#ede9fe"/></svg>'
+// The report's profile has a picture on an image host of its own (on loopback, so the server runs
+// with OUTBOUND_ALLOW_PRIVATE); every other image URL of the seed fails, as missing images do.
 
 /** JDoe on Instagram and john.doe on Facebook, in the order the page shows them */
 const JOHN_DOE = [{ source: 'ig', username: 'jdoe' }, { source: 'fb', username: 'john.doe' }]
@@ -46,18 +48,20 @@ const screenshot = async (page: Page, name: string) => {
 }
 const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
 
-/** the seed's one picture is served; every other image fails */
-const images = async (context: BrowserContext) => {
-  await context.route('https://img.example/**', async (route) => {
-    if (route.request().url().endsWith('/p1.png')) await route.fulfill({ status: 200, contentType: 'image/svg+xml', body: PICTURE })
-    else await route.abort('namenotresolved')
-  })
-}
-
 t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
-  const d = await startDashboard(t, { WORKERS: '1' })
+  const host = await imageHost(t)
+  const d = await startDashboard(t, { WORKERS: '1', OUTBOUND_ALLOW_PRIVATE: 'on' })
   await seedReportData(d.app.db)
   await seedFriends(d.app.db)
+  await d.app.db.update(profiles).set({ image: `${host.origin}/p.png` }).where(eq(profiles.id, 'p-1'))
+
+  /** the browser loads images from the dashboard's origin only: a request to an image host is a problem */
+  const images = async (context: BrowserContext) => {
+    await context.route('https://img.example/**', async (route) => {
+      d.problems.push(`the browser asked another host for an image: ${route.request().url()}`)
+      await route.abort('blockedbyclient')
+    })
+  }
 
   /** a browser profile of its own (signed out, the seed's picture served), closed when the test ends */
   const freshPage = async (t: Test, name: string, viewport = DESKTOP, options: BrowserContextOptions = {}) => {
@@ -163,6 +167,11 @@ t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
     t.match(await page.textContent('.report-title'), /John Doe/)
     t.match(await page.textContent('.profile-card'), /@JDoe/)
     t.equal(await page.locator('.profile-card .avatar img').count(), 1, 'the profile picture')
+    const picture = page.locator('.profile-card .avatar img')
+    t.equal(await picture.getAttribute('src'), `/api/v1/images?url=${encodeURIComponent(`${host.origin}/p.png`)}`, 'loaded through the service')
+    await page.waitForFunction(() => (document.querySelector('.profile-card .avatar img') as HTMLImageElement | null)?.complete === true, null, WAIT)
+    t.ok(await picture.evaluate((img: HTMLImageElement) => img.naturalWidth > 0), 'and shown')
+    t.equal(host.hits['/p.png'], 1, 'the image host was asked once, by the server')
 
     const categories = await page.textContent('#categories-ig')
     t.match(categories, /Sport/)

@@ -1,4 +1,4 @@
-// Reports, profiles, the typed client, the journeys of mailed links.
+// Reports, profiles and their images, the typed client, the journeys of mailed links.
 import { runGroup } from '../group.ts'
 
 await runGroup([
@@ -8,6 +8,8 @@ await runGroup([
   'reports/report-worker.test.ts',
   'reports/report-errors.test.ts',
   'profiles/profiles-api.test.ts',
+  'images/outbound.test.ts',
+  'images/images-api.test.ts',
   'client/client.test.ts',
   'dashboard/client-config.test.ts',
   'dashboard/mailed-links.test.ts'
