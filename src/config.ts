@@ -1,12 +1,18 @@
-// The only reader of process.env: environment -> validated, typed Config.
-import { randomBytes } from 'node:crypto'
-import { isIP } from 'node:net'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
-import { parseEnv as parseDotEnv } from 'node:util'
-import envSchema from 'env-schema'
+// The configuration: the environment (src/config/environment.ts, the only reader of process.env)
+// checked against schemas/env.ts and the rules of src/config/, as a typed Config. Every problem
+// found is reported at once, a line each, so that an operator fixes them all in one round.
+import { join } from 'node:path'
 import { EnvSchema, type Env } from '../schemas/env.ts'
 import { ConfigError } from './errors.ts'
+import { databaseSettings, DatabaseEnvSchema, type DatabaseConfig } from './config/database.ts'
+import { signingSecrets, type SigningSecrets } from './config/dev-secrets.ts'
+import { environment, type Source } from './config/environment.ts'
+import { parseEnv } from './config/parse-env.ts'
+import { productionProblems } from './config/production.ts'
+import { checkFormats, checkLifetimes, checkStripe, list, metricsPortOf } from './config/well-formed.ts'
+
+export { environment, testDatabaseUrl } from './config/environment.ts'
+export type { DatabaseConfig } from './config/database.ts'
 
 export interface Config {
   env: Env['NODE_ENV']
@@ -17,6 +23,7 @@ export interface Config {
   dataDir: string
   /** the generated development secrets (DATA_DIR/secrets.json), or null when both are set */
   secretsFile: string | null
+  /** a PostgreSQL URL, or empty for the embedded database (DATABASE_URL unset or `embedded`) */
   databaseUrl: string
   /** PostgreSQL: statements with parameters prepared once per connection (off behind a pooler that cannot keep them) */
   databasePrepare: boolean
@@ -62,200 +69,65 @@ export interface Config {
   }
 }
 
-const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean)
-
-function parseEnv (source: Record<string, string | undefined>): Env {
-  // Empty strings mean "unset", as in most .env files.
-  const data: Record<string, string> = {}
-  for (const [k, v] of Object.entries(source)) if (v !== undefined && v !== '') data[k] = v
-  try {
-    return envSchema<Env>({ schema: EnvSchema, data, dotenv: false })
-  } catch (err) {
-    throw new ConfigError(`invalid configuration: ${describeIssue(err as Error & { errors?: EnvIssue[] })}`)
-  }
+/** one ConfigError naming every problem, a line each */
+function refuse (problems: string[]): void {
+  if (problems.length > 0) throw new ConfigError(problems.map((p) => `invalid configuration: ${p}`).join('\n'))
 }
 
-interface EnvIssue { instancePath: string, message?: string }
-
-// ajv says "env/TLS must be equal to constant, env/TLS must be equal to constant, …": one line naming
-// the variable and what it accepts instead. The value itself is never echoed (it may be a secret).
-function describeIssue (err: Error & { errors?: EnvIssue[] }): string {
-  const issue = err.errors?.[0]
-  if (!issue) return err.message.split('\n')[0]
-  const name = issue.instancePath.replace(/^\//, '')
-  const schema = (EnvSchema.properties as Record<string, { anyOf?: Array<{ const?: unknown }> }>)[name]
-  const allowed = schema?.anyOf?.map((s) => s.const)
-  if (allowed?.length && allowed.every((v) => v !== undefined)) return `${name} must be one of ${allowed.join(', ')}`
-  return `${name} ${issue.message ?? 'is invalid'}`
-}
-
-function checkUrl (name: string, value: string, protocols: string[]): void {
-  let ok = false
-  try { ok = protocols.includes(new URL(value).protocol) } catch {}
-  if (!ok) throw new ConfigError(`invalid configuration: ${name} must be a URL (${protocols.map((p) => p + '//').join(' or ')}…)`)
-}
-
-// proxy-addr (Fastify's trustProxy) takes addresses, CIDR ranges and a few names; anything else would
-// throw a stack trace at start-up instead of this line.
-const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
-function checkTrustProxy (entries: string[]): void {
-  for (const entry of entries) {
-    const [addr, bits, extra] = entry.split('/')
-    const family = isIP(addr)
-    const ok = PROXY_NAMES.has(entry) || (family !== 0 && extra === undefined && (bits === undefined ||
-      (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128))))
-    if (!ok) throw new ConfigError('invalid configuration: TRUST_PROXY must be a comma list of IP addresses, CIDR ranges, loopback, linklocal or uniquelocal')
-  }
-}
-
-// Development conveniences that production must never rely on.
-function devSecrets (dataDir: string): { jwt: string, session: string } {
-  const file = join(dataDir, 'secrets.json')
-  try {
-    return JSON.parse(readFileSync(file, 'utf8'))
-  } catch {
-    const secrets = { jwt: randomBytes(32).toString('base64url'), session: randomBytes(32).toString('base64url') }
-    mkdirSync(dataDir, { recursive: true })
-    writeFileSync(file, JSON.stringify(secrets), { mode: 0o600 })
-    return secrets
-  }
+export function loadConfig (source: Source = environment()): Config {
+  const { env: e, problems } = parseEnv(EnvSchema, source)
+  const database = databaseSettings(e, problems)
+  if (database.production) problems.push(...productionProblems(e))
+  checkFormats(e, problems)
+  const secrets = signingSecrets(e, database.dataDir, database.production, problems)
+  checkLifetimes(e, problems)
+  const captchaOn = captchaEnabled(e, database.production, problems)
+  const metricsPort = metricsPortOf(e, problems)
+  checkStripe(e, problems)
+  refuse(problems)
+  return toConfig(e, { database, secrets, captchaOn, metricsPort })
 }
 
 /**
- * The environment, with the `.env` file of the working directory (when there is one) filling what the
- * environment leaves unset: the environment wins, as with `node --env-file`. Node parses the file
- * (util.parseEnv, the same rules as --env-file), so no dotenv library is needed. The file cannot
- * set UV_THREADPOOL_SIZE: libuv has read it from the process's environment before this runs, and
- * the configuration sizes ARGON2_CONCURRENCY by the pool the process really has.
+ * The database settings alone (NODE_ENV, DATA_DIR, DATABASE_URL, DATABASE_PREPARE), for the commands
+ * that only touch the database: the migration's release step needs no CAPTCHA, mail or signing secrets.
  */
-export function environment (env: Record<string, string | undefined> = process.env, file = join(process.cwd(), '.env')): Record<string, string | undefined> {
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') return env
-    throw new ConfigError(`invalid configuration: ${file} cannot be read (${code})`)
-  }
-  const { UV_THREADPOOL_SIZE: _ignored, ...fromFile } = parseDotEnv(text)
-  return { ...fromFile, ...env }
-}
-
-export function loadConfig (source: Record<string, string | undefined> = environment()): Config {
-  const e = parseEnv(source)
-  const production = e.NODE_ENV === 'production'
-  const dataDir = resolve(e.DATA_DIR)
-  if (production) refuseInProduction(e)
-  checkFormats(e)
-  const secrets = signingSecrets(e, dataDir)
-  checkLifetimes(e)
-  const captchaOn = captchaEnabled(e, production)
-  const metricsPort = metricsPortOf(e)
-  checkStripe(e, production)
-  return toConfig(e, { production, dataDir, secrets, captchaOn, metricsPort })
-}
-
-const refuse = (name: string, why: string) => { throw new ConfigError(`invalid configuration: ${name} ${why} in production`) }
-
-/** what production must have, and the development conveniences it must not rely on */
-function refuseInProduction (e: Env): void {
-  if (!e.JWT_SECRET) refuse('JWT_SECRET', 'must be set')
-  if (!e.SESSION_SECRET) refuse('SESSION_SECRET', 'must be set')
-  if (e.TLS === 'on' && (!e.TLS_CERT_FILE || !e.TLS_KEY_FILE)) refuse('TLS_CERT_FILE', 'and TLS_KEY_FILE must be set (no self-signed certificate)')
-  if (e.CAPTCHA === 'off') refuse('CAPTCHA', 'cannot be off')
-  if (!e.CAPTCHA_VERIFY_URL || !e.CAPTCHA_SECRET) refuse('CAPTCHA_VERIFY_URL', 'and CAPTCHA_SECRET must be set')
-  if (!e.SMTP_URL) refuse('SMTP_URL', 'must be set (no mail outbox)')
-  if (e.ALLOW_HTTP) refuse('ALLOW_HTTP', 'cannot be true')
-  if (e.DEMO_DATA === 'on') refuse('DEMO_DATA', 'cannot be on')
-  if (e.OUTBOUND_ALLOW_PRIVATE === 'on') refuse('OUTBOUND_ALLOW_PRIVATE', 'cannot be on')
-  // a bearer secret that a guess could find: the ingest endpoint writes profile data
-  if (e.INGEST_TOKEN && e.INGEST_TOKEN.length < 32) refuse('INGEST_TOKEN', 'must be at least 32 characters')
-}
-
-/** the TLS files come in pairs; URLs, proxy addresses and previous secrets are well formed */
-function checkFormats (e: Env): void {
-  if (Boolean(e.TLS_CERT_FILE) !== Boolean(e.TLS_KEY_FILE)) {
-    throw new ConfigError(`invalid configuration: ${e.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'} must be set with ${e.TLS_CERT_FILE ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'}`)
-  }
-  checkUrl('PUBLIC_URL', e.PUBLIC_URL, ['https:', 'http:'])
-  if (e.DATABASE_URL) checkUrl('DATABASE_URL', e.DATABASE_URL, ['postgres:', 'postgresql:'])
-  if (e.REDIS_URL) checkUrl('REDIS_URL', e.REDIS_URL, ['redis:', 'rediss:'])
-  if (e.SMTP_URL) checkUrl('SMTP_URL', e.SMTP_URL, ['smtp:', 'smtps:'])
-  if (e.CAPTCHA_VERIFY_URL) checkUrl('CAPTCHA_VERIFY_URL', e.CAPTCHA_VERIFY_URL, ['https:', 'http:'])
-  checkTrustProxy(list(e.TRUST_PROXY))
-  for (const name of ['JWT_PREVIOUS_SECRETS', 'SESSION_PREVIOUS_SECRETS'] as const) {
-    if (list(e[name]).some((k) => Buffer.byteLength(k) < 32)) {
-      throw new ConfigError(`invalid configuration: ${name} entries must be at least 32 bytes each`)
-    }
-  }
-}
-
-/** JWT_SECRET and SESSION_SECRET, or the generated development ones (generated: the file they are in) */
-function signingSecrets (e: Env, dataDir: string): { jwt: string, session: string, generated: boolean } {
-  const needDev = !e.JWT_SECRET || !e.SESSION_SECRET
-  const generated = needDev ? devSecrets(dataDir) : undefined
-  const jwt = e.JWT_SECRET || generated!.jwt
-  const session = e.SESSION_SECRET || generated!.session
-  if (Buffer.byteLength(jwt) < 32) throw new ConfigError('invalid configuration: JWT_SECRET must be at least 32 bytes')
-  if (Buffer.byteLength(session) < 32) throw new ConfigError('invalid configuration: SESSION_SECRET must be at least 32 bytes')
-  return { jwt, session, generated: needDev }
-}
-
-/** a token never outlives the session that issued it */
-function checkLifetimes (e: Env): void {
-  if (e.JWT_TTL > e.SESSION_IDLE_TTL) throw new ConfigError('invalid configuration: JWT_TTL must not exceed SESSION_IDLE_TTL')
-  if (e.SESSION_IDLE_TTL > e.SESSION_ABSOLUTE_TTL) throw new ConfigError('invalid configuration: SESSION_IDLE_TTL must not exceed SESSION_ABSOLUTE_TTL')
+export function loadDatabaseConfig (source: Source = environment()): DatabaseConfig {
+  const { env, problems } = parseEnv(DatabaseEnvSchema, source)
+  const database = databaseSettings(env, problems)
+  refuse(problems)
+  return database
 }
 
 // Unset CAPTCHA: on wherever a provider is configured (and always in production); a development
 // machine without one gets `off`, so that `npm start` on a fresh clone can sign people up.
-function captchaEnabled (e: Env, production: boolean): boolean {
+function captchaEnabled (e: Env, production: boolean, problems: string[]): boolean {
   const on = e.CAPTCHA ? e.CAPTCHA === 'on' : (production || Boolean(e.CAPTCHA_VERIFY_URL))
-  if (on && !e.CAPTCHA_VERIFY_URL) throw new ConfigError('invalid configuration: CAPTCHA_VERIFY_URL must be set when CAPTCHA is on')
+  // production's own refusal already names a missing provider
+  if (on && !e.CAPTCHA_VERIFY_URL && !production) problems.push('CAPTCHA_VERIFY_URL must be set when CAPTCHA is on')
   return on
 }
 
-function metricsPortOf (e: Env): number | null {
-  const port = e.METRICS_PORT ? Number(e.METRICS_PORT) : null
-  if (port !== null && !(Number.isInteger(port) && port >= 0 && port < 65536)) {
-    throw new ConfigError('invalid configuration: METRICS_PORT must be a port number')
-  }
-  return port
-}
-
-function checkStripe (e: Env, production: boolean): void {
-  // Half a billing setup would take money without recording subscriptions (no webhook secret).
-  const stripeParts = [e.STRIPE_SECRET_KEY, e.STRIPE_WEBHOOK_SECRET, e.STRIPE_PRICE_ID].filter(Boolean).length
-  if (stripeParts > 0 && stripeParts < 3) {
-    throw new ConfigError('invalid configuration: STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET and STRIPE_PRICE_ID must be set together')
-  }
-  // The Stripe client takes a protocol, host and port, no path.
-  if (e.STRIPE_API_URL && !/^https?:\/\/[^/?#]+\/?$/.test(e.STRIPE_API_URL)) {
-    throw new ConfigError('invalid configuration: STRIPE_API_URL must be http(s)://host[:port]')
-  }
-  if (production && e.STRIPE_API_URL.startsWith('http:')) refuse('STRIPE_API_URL', 'must be https')
-}
-
 interface Derived {
-  production: boolean
-  dataDir: string
-  secrets: { jwt: string, session: string, generated: boolean }
+  database: DatabaseConfig
+  secrets: SigningSecrets
   captchaOn: boolean
   metricsPort: number | null
 }
 
 /** the checked environment, as the service reads it */
-function toConfig (e: Env, { production, dataDir, secrets, captchaOn, metricsPort }: Derived): Config {
+function toConfig (e: Env, { database, secrets, captchaOn, metricsPort }: Derived): Config {
+  const { dataDir } = database
   return {
     env: e.NODE_ENV,
-    production,
+    production: database.production,
     host: e.HOST,
     port: e.PORT,
     publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
     dataDir,
     secretsFile: secrets.generated ? join(dataDir, 'secrets.json') : null,
-    databaseUrl: e.DATABASE_URL,
-    databasePrepare: e.DATABASE_PREPARE === 'on',
+    databaseUrl: database.databaseUrl,
+    databasePrepare: database.databasePrepare,
     tls: { enabled: e.TLS === 'on', certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE },
     trustProxy: list(e.TRUST_PROXY),
     allowHttp: e.ALLOW_HTTP,
@@ -297,6 +169,3 @@ function toConfig (e: Env, { production, dataDir, secrets, captchaOn, metricsPor
     }
   }
 }
-
-// The test suite's database choice, read here so that nothing else touches process.env.
-export const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? ''

@@ -23,12 +23,19 @@ try {
 const { buildApp } = await import('./app.ts')
 const { afterListen, beforeListen, listenMetrics } = await import('./startup.ts')
 const { terminalLogging } = await import('./logger.ts')
+const { databaseOpenError } = await import('./db/connection-error.ts')
 const app = await buildApp(config, {
   fastify: {
     ...(tls ? { http2: true, https: { allowHTTP1: true, key: tls.key, cert: tls.cert } } : {}),
     // a terminal in development: one readable line per request (src/logger.ts)
     ...terminalLogging({ level: config.logLevel, production: config.production, isTTY: process.stdout.isTTY })
   }
+}).catch((err: unknown) => {
+  // a database that cannot be reached is one line naming DATABASE_URL, not a driver's stack trace
+  const line = databaseOpenError(err, config.databaseUrl)
+  if (line === null) throw err
+  console.error(line)
+  process.exit(1)
 })
 if (tls) {
   app.log.info({ certFile: tls.certFile, fingerprint: tls.fingerprint },

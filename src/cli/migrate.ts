@@ -1,15 +1,23 @@
 // npm run db:migrate: apply the migrations in drizzle/ to DATABASE_URL (or the embedded database).
-// The configuration is checked before the database modules load: a wrong setting is answered at once.
-import { loadConfig } from '../config.ts'
+// It reads the database settings alone (the release step needs no mail, CAPTCHA or signing secrets),
+// and checks them before the database modules load: a wrong setting is answered at once.
+import { loadDatabaseConfig } from '../config.ts'
 import { ConfigError } from '../errors.ts'
 
+let config: ReturnType<typeof loadDatabaseConfig>
 try {
-  const config = loadConfig()
-  const { openDatabase } = await import('../plugins/db.ts')
+  config = loadDatabaseConfig()
+} catch (err) {
+  console.error(err instanceof ConfigError ? err.message : err)
+  process.exit(1)
+}
+const { openDatabase } = await import('../plugins/db.ts')
+const { databaseOpenError } = await import('../db/connection-error.ts')
+try {
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, prepare: config.databasePrepare })
   await database.close()
   console.log(`migrations applied to ${config.databaseUrl ? 'PostgreSQL' : 'the embedded database'}`)
 } catch (err) {
-  console.error(err instanceof ConfigError ? err.message : err)
+  console.error(databaseOpenError(err, config.databaseUrl) ?? err)
   process.exit(1)
 }

@@ -3,8 +3,10 @@
 // one that script runs (the build, the production start, the migrations, the worker), with the same
 // runtime files. A change to one without the other fails here.
 import t from '../tap.ts'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { spawnSync } from 'node:child_process'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import { ROOT } from '../foundation/support.ts'
 
@@ -54,6 +56,27 @@ t.test('CI runs the production path', async (t) => {
   t.match(s.text, /npm ci --omit=dev/, 'the runtime stage: npm ci --omit=dev')
   t.match(s.text, /kill -TERM "\$pid"/, 'SIGTERM stops each long-running process')
   t.match(s.text, /\/api\/v1\/health\/ready/, 'the server is ready when /api/v1/health/ready answers 200')
+  const runHere = /^RUN_HERE="([^"]+)"/m.exec(s.text)![1].split(' ')
+  t.same([...runHere].sort(), [...s.scripts].sort(), 'the scripts it gives .ci/doc-commands are the ones it runs')
+})
+
+t.test('the commands of docs/operations.md and docs/load-testing.md resolve where the docs run them', async (t) => {
+  // a production tree as the prune leaves it, for what .ci/doc-commands looks at: package.json, the
+  // files the :prod scripts run, and a node_modules without tsx or autocannon
+  const pruned = mkdtempSync(join(tmpdir(), 'pir-doc-commands-'))
+  t.teardown(() => rmSync(pruned, { recursive: true, force: true }))
+  cpSync(join(ROOT, 'package.json'), join(pruned, 'package.json'))
+  mkdirSync(join(pruned, 'node_modules', '.bin'), { recursive: true })
+  for (const name of Object.keys(scripts).filter((n) => n.endsWith(':prod'))) {
+    const file = command(name).find((w) => w.startsWith('dist/'))!
+    mkdirSync(dirname(join(pruned, file)), { recursive: true })
+    writeFileSync(join(pruned, file), '')
+  }
+  const runHere = /^RUN_HERE="([^"]+)"/m.exec(read('.ci/prod-smoke'))![1].split(' ')
+  const res = spawnSync(join(ROOT, '.ci/doc-commands'), [ROOT, pruned, ...runHere], { encoding: 'utf8' })
+  t.equal(res.status, 0, res.stdout.split('\n').filter((l) => !l.startsWith('ok ')).join('\n'))
+  t.match(res.stdout, /^ok {3}docs\/operations\.md:\d+: npm run db:migrate:prod \(the pruned production tree\)$/m)
+  t.match(res.stdout, /^ok {3}docs\/load-testing\.md:\d+: npx autocannon .*\(a development checkout\)$/m)
 })
 
 t.test('Dockerfile: the same build, the same runtime files, node as PID 1, non-root, a readiness probe', async (t) => {

@@ -4,13 +4,14 @@
 // A promocode made by the CLI is then used by a sign-up on the same database.
 import t from '../tap.ts'
 import { spawn } from 'node:child_process'
+import { createServer, type AddressInfo } from 'node:net'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { build, signedInUser, uniqueEmail } from '../helper.ts'
 import { createDatabase } from '../../src/db/client.ts'
 import { FAST_ARGON2, info, signup } from '../accounts/support.ts'
 import { withoutCoverage } from '../peers/child-env.ts'
-import { childDatabase, ROOT, run } from './support.ts'
+import { childDatabase, ROOT, run, tempDir } from './support.ts'
 
 /** `npm run --silent <script> -- args`, with the child's configuration in env */
 function npm (script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null, stdout: string, stderr: string }> {
@@ -47,7 +48,50 @@ t.test('npm run db:migrate applies every migration, once', async (t) => {
   for (const table of ['users', 'sessions', 'promocodes', 'auth_tokens', 'audit_events']) t.ok(tables.includes(table), `table ${table}`)
   const bad = await run('src/cli/migrate.ts', [], { ...target.env, DATABASE_URL: 'mysql://nowhere/db' })
   t.equal(bad.code, 1, 'a wrong setting exits 1')
-  t.equal(bad.stderr.trim(), 'invalid configuration: DATABASE_URL must be a URL (postgres:// or postgresql://…)')
+  t.equal(bad.stderr.trim(), 'invalid configuration: DATABASE_URL must be a URL (postgres:// or postgresql://…) or embedded')
+})
+
+t.test('npm run db:migrate in production needs the database settings alone', async (t) => {
+  const target = await childDatabase(t)
+  // nothing but the database: no secrets, CAPTCHA, mail or public URL, and a value the server would refuse
+  const env = { NODE_ENV: 'production', DATA_DIR: target.dataDir, DATABASE_URL: target.url || 'embedded', CAPTCHA: 'maybe', JWT_SECRET: 'short' }
+  const res = await run('src/cli/migrate.ts', [], env)
+  t.equal(res.code, 0, res.stderr)
+  t.match(res.stdout, target.url ? /migrations applied to PostgreSQL/ : /migrations applied to the embedded database/)
+  const unset = await run('src/cli/migrate.ts', [], { NODE_ENV: 'production', DATA_DIR: target.dataDir, DATABASE_URL: '' })
+  t.equal(unset.code, 1)
+  t.equal(unset.stderr.trim(), 'invalid configuration: DATABASE_URL must be set in production (a PostgreSQL URL, or embedded for the embedded database on purpose)',
+    'production does not fall back to the embedded database')
+})
+
+t.test('a database that cannot be reached is one line naming DATABASE_URL, never its password', async (t) => {
+  const dataDir = tempDir(t)
+  // a port nothing listens on: connecting is refused at once
+  const port = await new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+  const url = `postgres://pir:pass-w0rd-secret@127.0.0.1:${port}/pir`
+  const cases: Array<[string, Record<string, string>]> = [
+    ['src/cli/migrate.ts', { DATABASE_URL: url }],
+    ['src/cli/worker.ts', { DATABASE_URL: url }],
+    ['src/server.ts', { DATABASE_URL: url, TLS: 'off', ALLOW_HTTP: 'true', WORKERS: '0', PORT: '0' }],
+    ['src/cli/migrate.ts', { DATABASE_URL: 'postgres://pir:50%-off@127.0.0.1/pir' }]
+  ]
+  const lines = [
+    `DATABASE_URL: the database at postgres://pir@127.0.0.1:${port}/pir does not answer (ECONNREFUSED)`,
+    `DATABASE_URL: the database at postgres://pir@127.0.0.1:${port}/pir does not answer (ECONNREFUSED)`,
+    `DATABASE_URL: the database at postgres://pir@127.0.0.1:${port}/pir does not answer (ECONNREFUSED)`,
+    'invalid configuration: DATABASE_URL must percent-encode its user and password (% as %25, @ as %40, / as %2F, # as %23)'
+  ]
+  for (const [i, [script, env]] of cases.entries()) {
+    const res = await run(script, [], { NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env })
+    t.equal(res.code, 1, `${script}: exit code 1`)
+    t.equal(res.stderr.trim(), lines[i], `${script}: one line`)
+    t.notMatch(res.stderr + res.stdout, /pass-w0rd|50%-off/, `${script}: no password`)
+  }
 })
 
 t.test('npm run promo: create and list; the code then works at sign-up', async (t) => {

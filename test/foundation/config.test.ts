@@ -2,14 +2,17 @@
 // NODE_ENV=production refuses every development fallback. Also the TLS material of src/tls.ts and
 // .env.example documenting every variable.
 import t, { type Test } from '../tap.ts'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { X509Certificate } from 'node:crypto'
 import { environment, loadConfig } from '../../src/config.ts'
 import { ConfigError } from '../../src/errors.ts'
 import { EnvSchema } from '../../schemas/env.ts'
 import { loadTls } from '../../src/tls.ts'
-import { ROOT, tempDir } from './support.ts'
+import { childEnv, ROOT, tempDir } from './support.ts'
 
 const SECRET = 'a-long-enough-secret-0123456789abcdefghij'
 
@@ -76,6 +79,8 @@ t.test('NODE_ENV=production refuses every development fallback', async (t) => {
   const production = {
     NODE_ENV: 'production',
     DATA_DIR: dataDir,
+    DATABASE_URL: 'postgres://pir@db.internal:5432/pir',
+    PUBLIC_URL: 'https://reports.example',
     JWT_SECRET: SECRET,
     SESSION_SECRET: SECRET + 'x',
     TLS_CERT_FILE: '/etc/pir/cert.pem',
@@ -94,13 +99,15 @@ t.test('NODE_ENV=production refuses every development fallback', async (t) => {
   refusal(t, without('JWT_SECRET'), 'JWT_SECRET', 'a generated JWT secret')
   refusal(t, without('SESSION_SECRET'), 'SESSION_SECRET', 'a generated session secret')
   refusal(t, without('TLS_CERT_FILE'), 'TLS_CERT_FILE', 'a self-signed certificate (no cert file)')
-  refusal(t, without('TLS_KEY_FILE'), 'TLS_CERT_FILE', 'a self-signed certificate (no key file)')
+  refusal(t, without('TLS_KEY_FILE'), 'TLS_KEY_FILE', 'a self-signed certificate (no key file)')
+  refusal(t, { ...without('TLS_CERT_FILE'), TLS_KEY_FILE: '' }, 'TLS_CERT_FILE', 'a self-signed certificate (neither file)')
   refusal(t, { ...production, CAPTCHA: 'off' }, 'CAPTCHA', 'CAPTCHA=off')
   refusal(t, without('CAPTCHA_VERIFY_URL'), 'CAPTCHA_VERIFY_URL', 'no CAPTCHA provider')
   refusal(t, without('CAPTCHA_SECRET'), 'CAPTCHA_VERIFY_URL', 'no CAPTCHA secret')
   refusal(t, without('SMTP_URL'), 'SMTP_URL', 'the mail outbox')
   refusal(t, { ...production, ALLOW_HTTP: 'true' }, 'ALLOW_HTTP', 'ALLOW_HTTP')
   refusal(t, { ...production, DEMO_DATA: 'on' }, 'DEMO_DATA', 'demo data')
+  refusal(t, { ...production, OUTBOUND_ALLOW_PRIVATE: 'on' }, 'OUTBOUND_ALLOW_PRIVATE', 'outbound requests to private addresses')
   refusal(t, { ...production, INGEST_TOKEN: 'x'.repeat(31) }, 'INGEST_TOKEN', 'an ingest token under 32 characters')
   t.equal(loadConfig({ ...production, INGEST_TOKEN: 'x'.repeat(32) }).ingest.token.length, 32, 'a 32-character ingest token starts')
   t.equal(loadConfig({ ...production, DATA_DIR: dataDir }).ingest.token, '', 'no ingest token: the endpoint is off, which needs no strength')
@@ -109,6 +116,96 @@ t.test('NODE_ENV=production refuses every development fallback', async (t) => {
   const proxied = loadConfig({ ...without('TLS_CERT_FILE'), TLS_KEY_FILE: '', TLS: 'off', TRUST_PROXY: '10.0.0.0/8' })
   t.equal(proxied.tls.enabled, false, 'TLS=off behind a proxy needs no certificate')
   t.same(proxied.trustProxy, ['10.0.0.0/8'])
+  refusal(t, { ...without('TLS_CERT_FILE'), TLS_KEY_FILE: '', TLS: 'off' }, 'TRUST_PROXY', 'TLS=off with no proxy trusted (every request would be 403)')
+
+  refusal(t, without('DATABASE_URL'), 'DATABASE_URL', 'the embedded database by default')
+  refusal(t, { ...production, DATABASE_URL: '' }, 'DATABASE_URL', 'the embedded database by a blank DATABASE_URL')
+  const embedded = loadConfig({ ...production, DATABASE_URL: 'embedded' })
+  t.equal(embedded.databaseUrl, '', 'DATABASE_URL=embedded: the embedded database, asked for by name')
+  t.equal(embedded.dataDir, dataDir)
+
+  for (const url of ['https://localhost:8443', 'https://LOCALHOST', 'http://pir.localhost', 'https://127.0.0.1', 'https://127.1.2.3:8443',
+    'https://[::1]:8443', 'https://0.0.0.0', 'https://[::ffff:127.0.0.1]']) {
+    refusal(t, { ...production, PUBLIC_URL: url }, 'PUBLIC_URL', `PUBLIC_URL=${url} (mailed links would point at this machine)`)
+  }
+  for (const url of ['https://reports.example', 'https://10.0.0.5', 'https://localhost.example.com', 'https://[2001:db8::1]']) {
+    t.equal(loadConfig({ ...production, PUBLIC_URL: url }).publicUrl, url, `PUBLIC_URL=${url} is accepted`)
+  }
+})
+
+t.test('every problem at once, a line each: an operator learns the whole list in one run', async (t) => {
+  const dataDir = tempDir(t)
+  const lines = (env: Record<string, string>) => {
+    try {
+      loadConfig({ DATA_DIR: dataDir, ...env })
+    } catch (err) {
+      t.type(err, ConfigError)
+      return (err as Error).message.split('\n')
+    }
+    return []
+  }
+  t.same(lines({ NODE_ENV: 'production' }), [
+    'invalid configuration: DATABASE_URL must be set in production (a PostgreSQL URL, or embedded for the embedded database on purpose)',
+    'invalid configuration: JWT_SECRET must be set in production',
+    'invalid configuration: SESSION_SECRET must be set in production',
+    'invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set (no self-signed certificate) in production',
+    'invalid configuration: PUBLIC_URL must be the public origin, not localhost, in production',
+    'invalid configuration: CAPTCHA_VERIFY_URL and CAPTCHA_SECRET must be set in production',
+    'invalid configuration: SMTP_URL must be set (no mail outbox) in production'
+  ], 'production with nothing set: every variable it needs')
+  t.notOk(existsSync(join(dataDir, 'secrets.json')), 'and no development secrets were generated for it')
+
+  const mixed = lines({ PORT: 'https', TLS: 'yes', LOG_LEVEL: 'loud', REDIS_URL: 'http://r', JWT_TTL: '7200', SESSION_IDLE_TTL: '3600', JWT_SECRET: 'hunter2' })
+  t.same(mixed, [
+    'invalid configuration: PORT must be integer',
+    'invalid configuration: TLS must be one of on, off',
+    'invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    'invalid configuration: REDIS_URL must be a URL (redis:// or rediss://…)',
+    'invalid configuration: JWT_SECRET must be at least 32 bytes',
+    'invalid configuration: JWT_TTL must not exceed SESSION_IDLE_TTL'
+  ], 'schema refusals and the checks after them, in one message')
+  t.notMatch(mixed.join('\n'), /hunter2/, 'no value is echoed')
+})
+
+t.test('a blank value is unset, from the environment and from .env alike (compose\'s env_file passes NAME= as "")', async (t) => {
+  const dir = tempDir(t)
+  const dataDir = join(dir, 'data')
+  const names = Object.keys(EnvSchema.properties).filter((n) => n !== 'DATA_DIR' && n !== 'NODE_ENV')
+  const blankFile = join(dir, '.env')
+  // as `cp .env.example .env` with every value cleared: NAME= lines, and one of spaces
+  writeFileSync(blankFile, names.map((n) => n === 'PORT' ? `${n}=   ` : `${n}=`).join('\n') + '\n')
+  const defaults = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir })
+  const fromFile = loadConfig(environment({ NODE_ENV: 'test', DATA_DIR: dataDir }, blankFile))
+  t.same(fromFile, defaults, 'a .env of blank lines: every default')
+  const blanks = Object.fromEntries(names.map((n) => [n, '']))
+  const fromEnv = loadConfig(environment({ NODE_ENV: 'test', DATA_DIR: dataDir, ...blanks }, join(dir, 'none')))
+  t.same(fromEnv, defaults, 'blank variables in the environment: every default')
+  writeFileSync(blankFile, 'PORT=9000\nCAPTCHA=on\nCAPTCHA_VERIFY_URL=https://captcha.example/v\n')
+  const merged = environment({ PORT: '', CAPTCHA: ' ' }, blankFile)
+  t.same([merged.PORT, merged.CAPTCHA], ['9000', 'on'], 'a blank in the environment is unset, so the file fills it')
+})
+
+t.test('a process started with blank variables and a .env of blank lines gets the defaults', async (t) => {
+  const dir = tempDir(t)
+  const names = Object.keys(EnvSchema.properties).filter((n) => !['DATA_DIR', 'NODE_ENV', 'UV_THREADPOOL_SIZE'].includes(n))
+  writeFileSync(join(dir, '.env'), names.map((n) => `${n}=`).join('\n') + '\n')
+  const config = pathToFileURL(join(ROOT, 'src/config.ts')).href
+  const code = `const { loadConfig } = await import(${JSON.stringify(config)})
+    try { const c = loadConfig(); console.log(JSON.stringify([c.port, c.captcha.enabled, c.demoData, c.logLevel, c.databaseUrl])) }
+    catch (err) { console.error(err.message); process.exit(1) }`
+  const child = spawn(process.execPath, ['--import', fileURLToPath(import.meta.resolve('tsx')), '--input-type=module', '-e', code], {
+    cwd: dir,
+    // the real environment, as compose's env_file sets it: NAME= for every line of the file
+    env: childEnv({ NODE_ENV: 'development', DATA_DIR: join(dir, 'data'), ...Object.fromEntries(names.map((n) => [n, ''])) }),
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let out = ''
+  let err = ''
+  child.stdout.on('data', (d) => { out += d })
+  child.stderr.on('data', (d) => { err += d })
+  const [exit] = await once(child, 'exit')
+  t.equal(exit, 0, err)
+  t.same(JSON.parse(out), [8443, false, true, 'info', ''], 'PORT, CAPTCHA, DEMO_DATA, LOG_LEVEL and DATABASE_URL as if unset')
 })
 
 t.test('development fallbacks: secrets generated once, CAPTCHA off without a provider, outbox, demo data', async (t) => {

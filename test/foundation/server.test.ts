@@ -94,7 +94,6 @@ t.test('a wrong setting stops the process with one line naming the variable', as
   const dataDir = tempDir(t)
   const cases: Array<[Record<string, string>, RegExp]> = [
     [{ PORT: 'eighty' }, /^invalid configuration: PORT must be integer$/],
-    [{ NODE_ENV: 'production' }, /^invalid configuration: JWT_SECRET must be set in production$/],
     [{ TLS_CERT_FILE: join(dataDir, 'none.crt'), TLS_KEY_FILE: join(dataDir, 'none.key') }, /^invalid configuration: TLS_CERT_FILE .* cannot be read \(ENOENT\)$/]
   ]
   for (const [env, line] of cases) {
@@ -104,6 +103,15 @@ t.test('a wrong setting stops the process with one line naming the variable', as
     t.match(res.stderr.trim(), line)
     t.equal(res.stdout, '', 'nothing else is printed')
   }
+})
+
+t.test('production with nothing set: every refusal in one run, a line each', async (t) => {
+  const res = await run('src/server.ts', [], { NODE_ENV: 'production', DATA_DIR: tempDir(t) })
+  t.equal(res.code, 1)
+  t.same(res.stderr.trimEnd().split('\n').map((l) => l.split(' ')[2]),
+    ['DATABASE_URL', 'JWT_SECRET', 'SESSION_SECRET', 'TLS_CERT_FILE', 'PUBLIC_URL', 'CAPTCHA_VERIFY_URL', 'SMTP_URL'])
+  t.match(res.stderr, /^(invalid configuration: \S+ .* in production.*\n)+$/)
+  t.equal(res.stdout, '', 'nothing else is printed')
 })
 
 t.test('npm start: HTTPS with HTTP/2 and HTTP/1.1, health, a restart keeps certificate and data, graceful shutdown', async (t) => {

@@ -1,0 +1,42 @@
+// The environment the configuration reads: the process's variables over the working directory's
+// `.env`, a blank value unset wherever it comes from. The only reader of process.env.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseEnv as parseDotEnv } from 'node:util'
+import { ConfigError } from '../errors.ts'
+
+export type Source = Record<string, string | undefined>
+
+/**
+ * The variables that have a value. `NAME=` is unset, not empty: compose's `env_file`, systemd's
+ * `EnvironmentFile=` and Kubernetes' `envFrom` pass the blank lines of a copied `.env.example` as
+ * empty strings, and every default and every "unset means off" of the configuration must hold for them.
+ */
+export function withoutBlanks (source: Source): Record<string, string> {
+  const data: Record<string, string> = {}
+  for (const [k, v] of Object.entries(source)) if (v !== undefined && v.trim() !== '') data[k] = v
+  return data
+}
+
+/**
+ * The environment, with the `.env` file of the working directory (when there is one) filling what the
+ * environment leaves unset: the environment wins, as with `node --env-file`. Node parses the file
+ * (util.parseEnv, the same rules as --env-file), so no dotenv library is needed. The file cannot
+ * set UV_THREADPOOL_SIZE: libuv has read it from the process's environment before this runs, and
+ * the configuration sizes ARGON2_CONCURRENCY by the pool the process really has.
+ */
+export function environment (env: Source = process.env, file = join(process.cwd(), '.env')): Record<string, string> {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return withoutBlanks(env)
+    throw new ConfigError(`invalid configuration: ${file} cannot be read (${code})`)
+  }
+  const { UV_THREADPOOL_SIZE: _ignored, ...fromFile } = parseDotEnv(text)
+  return { ...withoutBlanks(fromFile), ...withoutBlanks(env) }
+}
+
+// The test suite's database choice, read here so that nothing else touches process.env.
+export const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? ''
