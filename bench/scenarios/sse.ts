@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { createDatabase, type Db } from '../../src/db/client.ts'
 import { announce, appendEvent } from '../../src/services/report-events.ts'
 import { freshDatabase } from '../lib/database.ts'
-import { hardNofile, ROOT, rssOf, softNofile, startChild, type Child } from '../lib/processes.ts'
+import { hardNofile, ROOT, softNofile, startChild, type Child } from '../lib/processes.ts'
 import { round } from '../lib/results.ts'
 import { settings } from '../lib/settings.ts'
 import { API, importOrFail, signedInUser } from '../lib/seed.ts'
@@ -77,6 +77,12 @@ interface Measured {
   streams: number
   opened: number
   openSeconds: number
+  /** the figure the target is on: growth of the V8 heap outside the young generation and of the main malloc arena, resident, after compacting collections (bench/lib/probe.ts) */
+  retainedPerStreamKiB: number
+  /** its two parts */
+  v8PerStreamKiB: number
+  mallocPerStreamKiB: number
+  /** the whole resident set, young generation included: for reference, it moves with V8's sizing of the young generation */
   rssPerStreamKiB: number
   heapPerStreamKiB: number
   rssDeltaMiB: number
@@ -103,11 +109,9 @@ async function measure (client: SseClient, t: Target, streams: number, publishes
   }
   await snap('before')
   const m0 = await t.child.memory()
-  const r0 = rssOf(t.child.proc.pid!)
   const opened = await client.ask<Opened>({ type: 'open', url: t.url, headers: t.headers, count: streams, concurrency: 200 })
   if (opened.failed) console.log(`      ${opened.failed} streams failed to open: ${JSON.stringify(opened.statuses)}`)
   const m1 = await t.child.memory()
-  const r1 = rssOf(t.child.proc.pid!)
   await snap('after')
   const latencies: number[] = []
   const delivered: number[] = []
@@ -130,9 +134,12 @@ async function measure (client: SseClient, t: Target, streams: number, publishes
     streams,
     opened: n,
     openSeconds: round(opened.ms / 1000, 1),
-    rssPerStreamKiB: round((r1 - r0) / n / 1024, 2),
+    retainedPerStreamKiB: round((m1.retained - m0.retained) / n / 1024, 2),
+    v8PerStreamKiB: round((m1.v8Resident - m0.v8Resident) / n / 1024, 2),
+    mallocPerStreamKiB: round((m1.mallocResident - m0.mallocResident) / n / 1024, 2),
+    rssPerStreamKiB: round((m1.rss - m0.rss) / n / 1024, 2),
     heapPerStreamKiB: round((m1.heapUsed - m0.heapUsed) / n / 1024, 2),
-    rssDeltaMiB: round((r1 - r0) / 2 ** 20, 1),
+    rssDeltaMiB: round((m1.rss - m0.rss) / 2 ** 20, 1),
     heapDeltaMiB: round((m1.heapUsed - m0.heapUsed) / 2 ** 20, 1),
     heapTotalDeltaMiB: round((m1.heapTotal - m0.heapTotal) / 2 ** 20, 1),
     youngGenerationMiB: [round(m0.youngGeneration / 2 ** 20, 1), round(m1.youngGeneration / 2 ** 20, 1)],
@@ -146,7 +153,8 @@ async function measure (client: SseClient, t: Target, streams: number, publishes
 }
 
 function print (label: string, m: Measured) {
-  console.log(`    ${label.padEnd(22)} ${m.opened}/${m.streams} open in ${m.openSeconds} s; RSS ${m.rssPerStreamKiB} KiB/stream, heap ${m.heapPerStreamKiB} KiB/stream ` +
+  console.log(`    ${label.padEnd(22)} ${m.opened}/${m.streams} open in ${m.openSeconds} s; retained ${m.retainedPerStreamKiB} KiB/stream ` +
+    `(V8 heap ${m.v8PerStreamKiB}, malloc ${m.mallocPerStreamKiB}; live JS objects ${m.heapPerStreamKiB}; RSS ${m.rssPerStreamKiB}) ` +
     `(growth: RSS ${m.rssDeltaMiB} MiB, V8 heap committed ${m.heapTotalDeltaMiB}, used ${m.heapDeltaMiB}, external ${m.externalDeltaMiB}; ` +
     `young generation committed ${m.youngGenerationMiB[0]} -> ${m.youngGenerationMiB[1]} MiB); ` +
     `publish->receive p50 ${m.p50} ms p99 ${m.p99} ms max ${m.max} ms; delivered ${m.delivered.join(',')}`)
@@ -220,16 +228,15 @@ export const sse: Scenario = {
     const c = await measure(client, appTarget, streams, settings.ssePublishes, appSeq, true)
     print('candidate: service', c)
 
+    // The target is on retained memory (bench/lib/probe.ts): the whole RSS also holds the young
+    // generation, which V8 sizes by allocation rate and idle time, and other threads' malloc arenas
+    // (each libuv thread keeps the 19 MiB arena of its argon2 hash since the sign-up), so the RSS
+    // ratio of the same code moved between 0.7 and 1.7 from run to run; it is printed, not judged.
+    const ratio = round(c.retainedPerStreamKiB / b.retainedPerStreamKiB)
     const rssRatio = round(c.rssPerStreamKiB / b.rssPerStreamKiB)
     const heapRatio = round(c.heapPerStreamKiB / b.heapPerStreamKiB)
-    // RSS can fall while the streams open: memory that is not the streams' given back meanwhile (seen:
-    // the 19 MiB glibc arena each libuv thread keeps after an argon2 hash since the sign-up, README).
-    // A growth below zero measures nothing; the heap per stream decides then, and the output says so.
-    const rssMeasured = b.rssDeltaMiB > 0 && c.rssDeltaMiB > 0
-    const ratio = rssMeasured ? rssRatio : heapRatio
     const checks = { memory: ratio <= MEMORY_RATIO, p99: c.p99 <= P99_MS, deliveredAll: c.deliveredAll }
-    console.log(`    memory per stream ratio (RSS) ${rssRatio}, (heap) ${heapRatio}; p99 ${c.p99} ms; all delivered ${c.deliveredAll}`)
-    if (!rssMeasured) console.log('    RSS fell while the streams opened (memory that is not theirs was given back): the heap ratio decides')
+    console.log(`    memory per stream ratio (retained) ${ratio}; for reference (live JS objects) ${heapRatio}, (RSS) ${rssRatio}; p99 ${c.p99} ms; all delivered ${c.deliveredAll}`)
     return {
       scenario: this.name,
       number: this.number,
@@ -238,10 +245,10 @@ export const sse: Scenario = {
       baseline: { label: 'raw node:http SSE server, same streams, same wire format, event written on an IPC message', ...b },
       candidate: { label: 'GET /api/v1/sse/{reportId} (Bearer, HTTP/1.1), event = report_events row + NOTIFY through the real path', ...c },
       ratio,
-      memoryBasis: rssMeasured ? 'rss' : 'heap',
-      rssRatio,
+      memoryBasis: 'retained',
       heapRatio,
-      target: { metric: 'RSS growth per open stream (after a full GC), candidate / baseline (V8 heap used per stream when an RSS growth is below zero: memoryBasis); publish-to-receive p99; delivery', text: `memory per stream <= ${MEMORY_RATIO}x raw; p99 <= ${P99_MS} ms; all ${streams} delivered` },
+      rssRatio,
+      target: { metric: 'retained memory per open stream (resident V8 heap outside the young generation plus the main malloc arena, after compacting full collections), candidate / baseline; publish-to-receive p99; delivery', text: `memory per stream <= ${MEMORY_RATIO}x raw; p99 <= ${P99_MS} ms; all ${streams} delivered` },
       met: checks.memory && checks.p99 && checks.deliveredAll,
       checks,
       notes: [
