@@ -10,11 +10,12 @@
 //     the raw server), and the other threads' arenas, which hold nothing per connection;
 //   - `youngGeneration`: the bytes V8 has committed to the young generation.
 //   Why each step: a full collection compacts only the pages V8 picks as most fragmented, so the
-//   old generation kept the half-empty pages of the garbage promoted while the streams opened (the
-//   service's V8 heap grew by 11.6 KiB a stream where its live objects grew by 4.5); with
-//   --compact-on-every-full-gc for these two collections it grew by 5.0 in every run. V8 returns the
-//   freed pages from a background thread: RSS read at once was up to 40 MiB above RSS read a moment
-//   later, so the probe waits until two readings 100 ms apart agree.
+//   old generation kept half-empty pages of the garbage promoted while the streams opened (the
+//   service's V8 heap outside the young generation grew by 5.6 and 6.0 KiB a stream in two runs,
+//   its live objects by 4.6); with --compact-on-every-full-gc for these two collections it grew by
+//   4.6-4.8 in every run. V8 returns the freed pages from a background thread: RSS read at once
+//   was up to 40 MiB above RSS read a moment later, so the probe waits until two readings 100 ms
+//   apart agree.
 // - {type:'heap-snapshot', file}: a V8 heap snapshot (bench/heap-diff.ts compares two);
 // - {type:'young-gc'}: a scavenge, so that what follows starts on an empty young generation
 //   (bench/instructions.ts, before its counted window).
