@@ -20,8 +20,17 @@ export async function freePort (): Promise<number> {
   return port
 }
 
-/** process.memoryUsage() after a full collection, and the bytes V8 has committed to its young generation */
-export type ProbeMemory = NodeJS.MemoryUsage & { youngGeneration: number }
+/** a process's memory after full, compacting collections (bench/lib/probe.ts says what each figure holds) */
+export type ProbeMemory = NodeJS.MemoryUsage & {
+  /** bytes V8 has committed to its young generation */
+  youngGeneration: number
+  /** v8Resident + mallocResident: what the process keeps, without the young generation */
+  retained: number
+  /** resident pages of the V8 heap outside the young generation */
+  v8Resident: number
+  /** resident pages of the main thread's malloc arena */
+  mallocResident: number
+}
 
 export interface Child {
   name: string
@@ -29,7 +38,7 @@ export interface Child {
   port: number
   /** the base URL (http or https) */
   url: string
-  /** ask the child's memory probe (bench/lib/probe.ts) for process.memoryUsage() after a full GC */
+  /** ask the child's memory probe (bench/lib/probe.ts) for its memory after full, compacting collections */
   memory: () => Promise<ProbeMemory>
   /** write a heap snapshot of the child into file (bench/lib/probe.ts) */
   heapSnapshot: (file: string) => Promise<string>

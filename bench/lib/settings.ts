@@ -10,6 +10,15 @@ function num (name: string, def: number): number {
   return n
 }
 
+/** a comma-separated list of positive whole numbers */
+function counts (name: string, def: number[]): number[] {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return def
+  const list = raw.split(',').map((x) => Number(x.trim()))
+  if (list.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`${name} must be positive whole numbers separated by commas, got ${JSON.stringify(raw)}`)
+  return list
+}
+
 export const settings = {
   /** seconds per measured autocannon round */
   duration: num('BENCH_DURATION', 5),
@@ -34,8 +43,8 @@ export const settings = {
   signinAccounts: Math.max(1, Math.floor(num('BENCH_SIGNIN_ACCOUNTS', 2000))),
   /** scenario 3: bench/lib/signin-probe.ts in the measured service (where a sign-in's time goes, in its log) */
   signinProbe: process.env.BENCH_SIGNIN_PROBE === '1',
-  /** scenario 6 */
-  sseStreams: Math.max(1, Math.floor(num('BENCH_SSE_STREAMS', 10_000))),
+  /** scenario 6: the stream counts measured, each against the raw server, in one run */
+  sseStreams: counts('BENCH_SSE_STREAMS', [2000, 10_000]),
   ssePublishes: Math.max(1, Math.floor(num('BENCH_SSE_PUBLISHES', 5))),
   /** scenario 7: timed engine runs per side (the median counts) */
   engineRuns: Math.max(1, Math.floor(num('BENCH_ENGINE_RUNS', 15))),

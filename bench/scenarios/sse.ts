@@ -1,6 +1,7 @@
-// 6. SSE: 10,000 concurrent streams on one service process, one event to all, against a raw
-// node:http SSE server holding the same streams. Targets: memory per stream <= 1.2x the raw
-// server's; publish-to-receive p99 <= 200 ms; all 10,000 delivered.
+// 6. SSE: 2,000 and 10,000 concurrent streams on one service process (BENCH_SSE_STREAMS), one
+// event to all, against a raw node:http SSE server holding the same streams. Targets at every
+// count: retained memory per stream <= 1.2x the raw server's; publish-to-receive p99 <= 200 ms;
+// every stream delivered.
 // The event goes through the service's real path: a report_events row appended in a transaction
 // and NOTIFY report_events '<reportId>:<seq>' after commit (src/services/reports/events.ts), which
 // the service's one LISTEN hands to its SSE hub.
@@ -10,7 +11,7 @@ import { join } from 'node:path'
 import { createDatabase, type Db } from '../../src/db/client.ts'
 import { announce, appendEvent } from '../../src/services/reports/events.ts'
 import { freshDatabase } from '../lib/database.ts'
-import { hardNofile, ROOT, rssOf, softNofile, startChild, type Child } from '../lib/processes.ts'
+import { hardNofile, ROOT, softNofile, startChild, type Child } from '../lib/processes.ts'
 import { round } from '../lib/results.ts'
 import { settings } from '../lib/settings.ts'
 import { API, importOrFail, signedInUser } from '../lib/seed.ts'
@@ -77,6 +78,12 @@ interface Measured {
   streams: number
   opened: number
   openSeconds: number
+  /** the figure the target is on: growth of the V8 heap outside the young generation and of the main malloc arena, resident, after compacting collections (bench/lib/probe.ts) */
+  retainedPerStreamKiB: number
+  /** its two parts */
+  v8PerStreamKiB: number
+  mallocPerStreamKiB: number
+  /** the whole resident set, young generation included: for reference, it moves with V8's sizing of the young generation */
   rssPerStreamKiB: number
   heapPerStreamKiB: number
   rssDeltaMiB: number
@@ -103,11 +110,9 @@ async function measure (client: SseClient, t: Target, streams: number, publishes
   }
   await snap('before')
   const m0 = await t.child.memory()
-  const r0 = rssOf(t.child.proc.pid!)
   const opened = await client.ask<Opened>({ type: 'open', url: t.url, headers: t.headers, count: streams, concurrency: 200 })
   if (opened.failed) console.log(`      ${opened.failed} streams failed to open: ${JSON.stringify(opened.statuses)}`)
   const m1 = await t.child.memory()
-  const r1 = rssOf(t.child.proc.pid!)
   await snap('after')
   const latencies: number[] = []
   const delivered: number[] = []
@@ -130,9 +135,12 @@ async function measure (client: SseClient, t: Target, streams: number, publishes
     streams,
     opened: n,
     openSeconds: round(opened.ms / 1000, 1),
-    rssPerStreamKiB: round((r1 - r0) / n / 1024, 2),
+    retainedPerStreamKiB: round((m1.retained - m0.retained) / n / 1024, 2),
+    v8PerStreamKiB: round((m1.v8Resident - m0.v8Resident) / n / 1024, 2),
+    mallocPerStreamKiB: round((m1.mallocResident - m0.mallocResident) / n / 1024, 2),
+    rssPerStreamKiB: round((m1.rss - m0.rss) / n / 1024, 2),
     heapPerStreamKiB: round((m1.heapUsed - m0.heapUsed) / n / 1024, 2),
-    rssDeltaMiB: round((r1 - r0) / 2 ** 20, 1),
+    rssDeltaMiB: round((m1.rss - m0.rss) / 2 ** 20, 1),
     heapDeltaMiB: round((m1.heapUsed - m0.heapUsed) / 2 ** 20, 1),
     heapTotalDeltaMiB: round((m1.heapTotal - m0.heapTotal) / 2 ** 20, 1),
     youngGenerationMiB: [round(m0.youngGeneration / 2 ** 20, 1), round(m1.youngGeneration / 2 ** 20, 1)],
@@ -146,7 +154,8 @@ async function measure (client: SseClient, t: Target, streams: number, publishes
 }
 
 function print (label: string, m: Measured) {
-  console.log(`    ${label.padEnd(22)} ${m.opened}/${m.streams} open in ${m.openSeconds} s; RSS ${m.rssPerStreamKiB} KiB/stream, heap ${m.heapPerStreamKiB} KiB/stream ` +
+  console.log(`    ${label.padEnd(22)} ${m.opened}/${m.streams} open in ${m.openSeconds} s; retained ${m.retainedPerStreamKiB} KiB/stream ` +
+    `(V8 heap ${m.v8PerStreamKiB}, malloc ${m.mallocPerStreamKiB}; live JS objects ${m.heapPerStreamKiB}; RSS ${m.rssPerStreamKiB}) ` +
     `(growth: RSS ${m.rssDeltaMiB} MiB, V8 heap committed ${m.heapTotalDeltaMiB}, used ${m.heapDeltaMiB}, external ${m.externalDeltaMiB}; ` +
     `young generation committed ${m.youngGenerationMiB[0]} -> ${m.youngGenerationMiB[1]} MiB); ` +
     `publish->receive p50 ${m.p50} ms p99 ${m.p99} ms max ${m.max} ms; delivered ${m.delivered.join(',')}`)
@@ -155,10 +164,11 @@ function print (label: string, m: Measured) {
 export const sse: Scenario = {
   name: 'sse',
   number: 6,
-  title: 'SSE: 10,000 concurrent streams on one process, one event to all',
+  title: 'SSE: 2,000 and 10,000 concurrent streams on one process, one event to all',
   async run (ctx) {
-    const streams = settings.sseStreams
-    const nofile = streams + 2048
+    const counts = settings.sseStreams
+    const most = Math.max(...counts)
+    const nofile = most + 2048
     if (hardNofile() < nofile) console.log(`  warning: the hard limit on open files (${hardNofile()}) is below ${nofile}`)
 
     if (settings.heapSnapshotDir) mkdirSync(settings.heapSnapshotDir, { recursive: true })
@@ -168,7 +178,7 @@ export const sse: Scenario = {
     writeFileSync(dataFile, PROFILE_DATA.map((r) => JSON.stringify(r)).join('\n') + '\n')
     await importOrFail(db.url, dataFile, join(ctx.run.dir, 'data'))
     // every stream is the one bench user's: the per-user limit (SSE_MAX_STREAMS_PER_USER) is lifted
-    const app = await startService(ctx.run, { name: 'service', databaseUrl: db.url, nofile, env: { SSE_MAX_STREAMS_PER_USER: String(streams) } })
+    const app = await startService(ctx.run, { name: 'service', databaseUrl: db.url, nofile, env: { SSE_MAX_STREAMS_PER_USER: String(most) } })
     ctx.defer(app.stop)
     const raw = await startChild({ name: 'raw-sse', script: 'bench/servers/raw-sse.ts', logDir: ctx.run.logDir, readyPath: '/health', env: {}, nofile })
     ctx.defer(raw.stop)
@@ -209,39 +219,50 @@ export const sse: Scenario = {
     const rawSeq = { next: 1 }
     // Each server is measured right after its own warm-up. Measured after the other's run instead,
     // the service had idled for ~15 s, in which V8 gave back half of its young generation (64 of
-    // 128 MiB: the semi-space flags of `npm start`) and took it again as the streams opened: 6.5 KiB
-    // of RSS growth per stream that was the idle time's, not the streams'. RSS per stream then read
-    // 0.9-2.0x the raw server's from run to run, while the heap per stream stayed at 0.86-0.88x.
-    console.log(`  ${WARMUP_STREAMS} streams (warm-up), then ${streams} streams with ${settings.ssePublishes} events, each server in turn`)
-    await measure(client, rawTarget, WARMUP_STREAMS, 1, rawSeq)
-    const b = await measure(client, rawTarget, streams, settings.ssePublishes, rawSeq, true)
-    print('baseline: raw node:http', b)
-    await measure(client, appTarget, WARMUP_STREAMS, 1, appSeq)
-    const c = await measure(client, appTarget, streams, settings.ssePublishes, appSeq, true)
-    print('candidate: service', c)
+    // 128 MiB: the semi-space flags of `npm start`) and took it again as the streams opened.
+    // The target is on retained memory (bench/lib/probe.ts): the whole RSS also holds the young
+    // generation, which V8 sizes by allocation rate and idle time, and other threads' malloc arenas
+    // (each libuv thread keeps the 19 MiB arena of its argon2 hash since the sign-up), so the RSS
+    // ratio of the same code moved between 0.6 and 1.7 from run to run; it is printed, not judged.
+    const byStreams: Array<{ streams: number, ratio: number, heapRatio: number, rssRatio: number, baseline: Measured, candidate: Measured }> = []
+    for (const streams of counts) {
+      console.log(`  ${WARMUP_STREAMS} streams (warm-up), then ${streams} streams with ${settings.ssePublishes} events, each server in turn`)
+      await measure(client, rawTarget, WARMUP_STREAMS, 1, rawSeq)
+      const b = await measure(client, rawTarget, streams, settings.ssePublishes, rawSeq, true)
+      print('baseline: raw node:http', b)
+      await measure(client, appTarget, WARMUP_STREAMS, 1, appSeq)
+      const c = await measure(client, appTarget, streams, settings.ssePublishes, appSeq, true)
+      print('candidate: service', c)
+      const ratio = round(c.retainedPerStreamKiB / b.retainedPerStreamKiB)
+      const heapRatio = round(c.heapPerStreamKiB / b.heapPerStreamKiB)
+      const rssRatio = round(c.rssPerStreamKiB / b.rssPerStreamKiB)
+      console.log(`    memory per stream ratio (retained) ${ratio}; for reference (live JS objects) ${heapRatio}, (RSS) ${rssRatio}; p99 ${c.p99} ms; all delivered ${c.deliveredAll}`)
+      byStreams.push({ streams, ratio, heapRatio, rssRatio, baseline: b, candidate: c })
+    }
 
-    const rssRatio = round(c.rssPerStreamKiB / b.rssPerStreamKiB)
-    const heapRatio = round(c.heapPerStreamKiB / b.heapPerStreamKiB)
-    // RSS can fall while the streams open: memory that is not the streams' given back meanwhile (seen:
-    // the 19 MiB glibc arena each libuv thread keeps after an argon2 hash since the sign-up, README).
-    // A growth below zero measures nothing; the heap per stream decides then, and the output says so.
-    const rssMeasured = b.rssDeltaMiB > 0 && c.rssDeltaMiB > 0
-    const ratio = rssMeasured ? rssRatio : heapRatio
-    const checks = { memory: ratio <= MEMORY_RATIO, p99: c.p99 <= P99_MS, deliveredAll: c.deliveredAll }
-    console.log(`    memory per stream ratio (RSS) ${rssRatio}, (heap) ${heapRatio}; p99 ${c.p99} ms; all delivered ${c.deliveredAll}`)
-    if (!rssMeasured) console.log('    RSS fell while the streams opened (memory that is not theirs was given back): the heap ratio decides')
+    // the figures of the largest count head the result; the checks hold at every count
+    const last = byStreams.reduce((a, e) => e.streams > a.streams ? e : a)
+    const ratio = Math.max(...byStreams.map((e) => e.ratio))
+    const checks = {
+      memory: byStreams.every((e) => e.ratio <= MEMORY_RATIO),
+      p99: byStreams.every((e) => e.candidate.p99 <= P99_MS),
+      deliveredAll: byStreams.every((e) => e.candidate.deliveredAll)
+    }
     return {
       scenario: this.name,
       number: this.number,
       title: this.title,
       database: 'postgresql',
-      baseline: { label: 'raw node:http SSE server, same streams, same wire format, event written on an IPC message', ...b },
-      candidate: { label: 'GET /api/v1/sse/{reportId} (Bearer, HTTP/1.1), event = report_events row + NOTIFY through the real path', ...c },
+      baseline: { label: 'raw node:http SSE server, same streams, same wire format, event written on an IPC message', ...last.baseline },
+      candidate: { label: 'GET /api/v1/sse/{reportId} (Bearer, HTTP/1.1), event = report_events row + NOTIFY through the real path', ...last.candidate },
       ratio,
-      memoryBasis: rssMeasured ? 'rss' : 'heap',
-      rssRatio,
-      heapRatio,
-      target: { metric: 'RSS growth per open stream (after a full GC), candidate / baseline (V8 heap used per stream when an RSS growth is below zero: memoryBasis); publish-to-receive p99; delivery', text: `memory per stream <= ${MEMORY_RATIO}x raw; p99 <= ${P99_MS} ms; all ${streams} delivered` },
+      memoryBasis: 'retained',
+      byStreams: byStreams.map(({ streams, ratio, heapRatio, rssRatio }) => ({ streams, ratio, heapRatio, rssRatio })),
+      smaller: byStreams.filter((e) => e !== last),
+      target: {
+        metric: 'retained memory per open stream (resident V8 heap outside the young generation plus the main malloc arena, after compacting full collections), candidate / baseline, the highest over the stream counts; publish-to-receive p99; delivery',
+        text: `memory per stream <= ${MEMORY_RATIO}x raw; p99 <= ${P99_MS} ms; every stream delivered, at ${counts.join(' and ')} streams`
+      },
       met: checks.memory && checks.p99 && checks.deliveredAll,
       checks,
       notes: [
@@ -251,7 +272,7 @@ export const sse: Scenario = {
       ],
       measuredAt: new Date().toISOString(),
       machine: ctx.machine(),
-      settings: { streams, publishes: settings.ssePublishes, warmupStreams: WARMUP_STREAMS }
+      settings: { streams: counts, publishes: settings.ssePublishes, warmupStreams: WARMUP_STREAMS }
     }
   }
 }
