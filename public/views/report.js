@@ -119,9 +119,9 @@ export function reportView (ctx) {
         refreshUser()
         load(true)
       } catch (err) {
-        message.textContent = err.status === 402
-          ? 'You have no report credit left. A subscription or a promo code gives you more.'
-          : errorText(err)
+        // the credits were spent since the page was drawn: draw it again, with what gives one
+        if (err.status === 402) return ctx.reload()
+        message.textContent = errorText(err)
         button.disabled = false
       }
     })

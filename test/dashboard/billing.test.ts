@@ -2,7 +2,7 @@
 // webhook arrives, and the account page shows the subscription active. With no credit and no
 // subscription the home says so before any draft is made, with subscribe, a promo code (which adds
 // its credits) and, on a development server, the command that makes one; a draft at zero credits
-// offers the same instead of a generate button, and a 402 (credits spent meanwhile) is said.
+// offers the same instead of a generate button, and so does a 402 (credits spent meanwhile).
 // Each test has its own account and browser profile.
 import t, { type Test } from '../tap.ts'
 import { registeredUser, signedInUser } from '../helper.ts'
@@ -114,7 +114,7 @@ t.test('billing in the browser', { skip }, async (t) => {
     t.equal(await page.locator('#draft-no-credit').count(), 0, 'the alternatives are gone')
   })
 
-  await t.test('credits spent elsewhere after the page opened: the 402 says so', async (t) => {
+  await t.test('credits spent elsewhere after the page opened: the 402 draws the alternatives', async (t) => {
     const { email, page } = await signedIn(t, 'draft-402', 1)
     const { auth } = await signedInUser(d.app, { email, signUp: false })
     const draft = await d.app.inject({ method: 'POST', url: '/api/v1/report', headers: auth, payload: { profiles: [{ source: 'ig', username: 'JDoe' }] } })
@@ -123,7 +123,9 @@ t.test('billing in the browser', { skip }, async (t) => {
     await generate.waitFor(WAIT)
     await d.app.database.query('update users set report_credits = 0 where email = $1', [email])
     await generate.click()
-    await page.getByText(/no report credit/i).first().waitFor(WAIT)
+    await page.locator('#draft-no-credit').waitFor(WAIT)
+    t.match(await page.textContent('#draft-no-credit'), /no report credit left/)
+    t.equal(await page.locator('#generate-report').count(), 0, 'no button that would fail again')
     await inspectView(t, page, 'report-402')
   })
 
