@@ -43,7 +43,16 @@ t.test('the account page', { skip }, async (t) => {
   })
 
   await t.test('a server without Google sign-in or billing: their cards are not shown', async (t) => {
-    const { page } = await d.signedInPage(t, 'unconfigured')
+    const user = await registeredUser(d.app)
+    await d.app.database.query('update users set report_credits = 0 where email = $1', [user.email])
+    const { page } = await d.signedInPage(t, 'unconfigured', { user })
+    const card = page.locator('#no-credit')
+    await card.waitFor(WAIT)
+    t.equal(await card.locator('#no-credit-subscribe').count(), 0, 'at zero credits: no subscribe where billing is not configured')
+    t.notMatch(await card.textContent(), /Subscribe/, 'nor a promise of one')
+    t.ok(await card.locator('#no-credit-promo-form').isVisible(), 'the promo field')
+    t.match(await card.locator('#no-credit-dev-promo').textContent(), /npm run promo -- create WELCOME5 --max-uses 10 --credits 5/, 'and the command that makes a code')
+    await inspectView(t, page, 'home-no-credit-no-billing')
     await page.click('#account-link')
     await page.locator('#account-sessions').waitFor(WAIT)
     t.equal(await page.locator('#account-google').count(), 0, 'no Google sign-in card')
