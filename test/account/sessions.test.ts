@@ -80,7 +80,7 @@ t.test('lastUsedAt follows use: a refresh that rolls the session moves it', asyn
   // the session was last used ten minutes ago, as far as the database knows; a second instance on the
   // same database keeps no row of it, so its refresh reads that one and rolls it on
   const then = new Date(Date.now() - 10 * 60_000)
-  await app.database.query('update sessions set last_used_at = $1 where public_id = $2', [then, s.sid])
+  await app.database.query('update sessions set last_used_at = $1 where public_id = $2', [then.toISOString(), s.sid])
   t.equal(Date.parse(await lastUsed()), then.getTime(), 'listed as last used ten minutes ago')
   const other = await build(t, FAST_ARGON2, { database: await sameDatabase(t, app.database) })
   const before = Date.now()
