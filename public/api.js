@@ -3,6 +3,8 @@
 const BASE = '/api/v1'
 
 let token = null
+/** when the JWT in memory was issued (Date.now()) */
+let tokenAt = 0
 let refreshing = null
 let onAuthLost = () => {}
 
@@ -23,7 +25,7 @@ function failure (res, data) {
   return new ApiError(res.status, data, seconds)
 }
 
-export function setToken (value) { token = value }
+export function setToken (value) { token = value; tokenAt = Date.now() }
 export function signedIn () { return token !== null }
 /** called when a request is refused and the session cannot give a new JWT */
 export function whenAuthLost (fn) { onAuthLost = fn }
@@ -43,7 +45,22 @@ async function send (method, path, body, useToken) {
   return { res, data }
 }
 
+// The session's last use (the account page's "last used") moves only when a refresh rolls it, and
+// a JWT lasts far longer than a page is used. So a page in use asks for a fresh JWT in the
+// background at most every ROLL_EVERY_MS: the request at hand goes on with the JWT it has.
+const ROLL_EVERY_MS = 2 * 60_000
+
+function rollOnUse () {
+  if (token === null || refreshing || Date.now() - tokenAt < ROLL_EVERY_MS) return
+  tokenAt = Date.now()
+  send('POST', '/auth/token/refresh', undefined, false).then(({ res, data }) => {
+    // a refusal is left to the next request's own 401: this one only keeps the session rolling
+    if (res.ok && data?.status === 'success' && data.token && token !== null) setToken(data.token)
+  }, () => {})
+}
+
 async function request (method, path, body) {
+  rollOnUse()
   let { res, data } = await send(method, path, body, true)
   if (res.status === 401) {
     // the JWT expired or was never there: the session cookie may still give a new one
@@ -62,7 +79,7 @@ export function refresh () {
   refreshing ??= send('POST', '/auth/token/refresh', undefined, false)
     .then(({ res, data }) => {
       if (res.ok && data?.status === 'success' && data.token) {
-        token = data.token
+        setToken(data.token)
         return true
       }
       token = null
@@ -81,7 +98,7 @@ async function form (path, body, method = 'POST') {
 
 export async function signIn (email, password, remember) {
   const result = await form('/auth/signin', { email, password, token: true, remember })
-  if (result.status === 'success') token = result.token
+  if (result.status === 'success') setToken(result.token)
   return result
 }
 
@@ -97,9 +114,9 @@ export async function signOut () {
 
 export const info = () => request('GET', '/auth/info')
 
-/** {googleClientId, billing, devOutbox}: what this deployment offers the page */
+/** {googleClientId, billing, devOutbox, development}: what this deployment offers the page */
 export async function clientConfig () {
-  const fallback = { googleClientId: null, billing: true, devOutbox: null }
+  const fallback = { googleClientId: null, billing: true, devOutbox: null, development: false }
   try {
     const { res, data } = await send('GET', '/client-config', undefined, false)
     return res.ok && data ? { ...fallback, ...data } : fallback
@@ -126,7 +143,7 @@ export const resetPassword = (secret, password) => form(`/auth/recovery/${secret
 /** Google Identity Services' credential response, posted as it comes (clientId, credential, select_by) */
 export async function googleSignIn ({ clientId, credential, select_by: selectBy }) {
   const result = await form('/auth/idp', { clientId, credential, select_by: selectBy ?? 'btn', token: true })
-  if (result.status === 'success') token = result.token
+  if (result.status === 'success') setToken(result.token)
   return result
 }
 export const unlinkGoogle = () => request('DELETE', '/auth/idp')

@@ -5,7 +5,7 @@
 // link.js, which must stay the first import: it takes the secret out of the address bar.
 import { mailedLink } from './link.js'
 import * as api from './api.js'
-import { errorText, h, OFFLINE_TEXT, plural } from './dom.js'
+import { errorText, fill, h, OFFLINE_TEXT, plural } from './dom.js'
 import { subscribed } from './billing.js'
 import { authView } from './views/auth.js'
 import { homeView } from './views/home.js'
@@ -18,7 +18,7 @@ const account = document.getElementById('account')
 const banners = document.getElementById('banners')
 
 let user = null
-let config = { googleClientId: null, billing: true, devOutbox: null }
+let config = { googleClientId: null, billing: true, devOutbox: null, development: false }
 let dispose = () => {}
 /** one-shot things the next home view shows: {passwordReset} */
 let flash = {}
@@ -63,9 +63,10 @@ function renderAccount () {
     try { await api.signOut() } catch {}
     signedOut()
   })
-  account.replaceChildren(
-    user ? h('a', { class: 'account-email', href: '#/account', title: 'Your account', id: 'account-link' }, user.email) : null,
+  fill(account,
+    user ? h('span', { class: 'account-email', id: 'account-email-header' }, user.email) : null,
     user ? h('span', { class: 'credits', id: 'credits' }, subscribed(user) ? 'Subscribed' : plural(user.reportCredits, 'credit')) : null,
+    h('a', { class: 'button ghost small', href: '#/account', id: 'account-link', title: user ? `Your account: ${user.email}` : 'Your account' }, 'Account'),
     signOut
   )
 }
@@ -135,6 +136,9 @@ function route () {
   if (match) mount(reportView({ ...ctx, reportId: decodeURIComponent(match[1]) }))
   else if (hash.startsWith('#/account')) mount(accountView({ ...ctx, paid: hash === '#/account/paid' }))
   else mount(homeView({ ...ctx, flash: takeFlash() }))
+  const accountLink = document.getElementById('account-link')
+  if (hash.startsWith('#/account')) accountLink?.setAttribute('aria-current', 'page')
+  else accountLink?.removeAttribute('aria-current')
   window.scrollTo(0, 0)
   if (hash === '#/account/paid' && !subscribed(user)) waitForSubscription()
 }

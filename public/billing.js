@@ -59,11 +59,33 @@ export function promoForm (prefix, onRedeemed) {
   return el
 }
 
+/** the command that makes a promo code on a development server (the README's form) */
+export const DEV_PROMO_COMMAND = 'npm run promo -- create WELCOME5 --max-uses 10 --credits 5'
+
+/**
+ * What an account with no credit left can do on this server: subscribe where billing is configured,
+ * enter a promo code always, and on a development server the command that makes one, so that a
+ * developer trying the dashboard is never at a dead end. `prefix` names its ids; `onRedeemed` runs
+ * once a code added its credits.
+ */
+export function noCreditOptions (ctx, prefix, onRedeemed) {
+  const billing = ctx.config?.billing !== false
+  return [
+    h('p', null, billing
+      ? 'Generating a report uses one credit. Subscribe for unlimited reports, or enter a promo code.'
+      : 'Generating a report uses one credit. Enter a promo code to add credits.'),
+    billing ? h('div', { class: 'actions start' }, subscribeButton(`${prefix}-subscribe`)) : null,
+    promoForm(`${prefix}-promo`, onRedeemed),
+    ctx.config?.development
+      ? h('p', { class: 'muted small dev-promo', id: `${prefix}-dev-promo` },
+        'Development server: make a code with ', h('code', null, DEV_PROMO_COMMAND), ' and enter it here.')
+      : null
+  ]
+}
+
 /** shown on the home before any draft is made when nothing can be generated */
 export function noCreditCard (ctx) {
   return h('section', { class: 'card notice-card', id: 'no-credit', 'aria-labelledby': 'no-credit-title' },
     h('h2', { id: 'no-credit-title' }, 'You have no report credit left'),
-    h('p', null, 'Generating a report uses one credit. Subscribe for unlimited reports, or enter a promo code.'),
-    ctx.config?.billing !== false ? h('div', { class: 'actions start' }, subscribeButton('no-credit-subscribe')) : null,
-    promoForm('no-credit-promo', ctx.refreshUser))
+    noCreditOptions(ctx, 'no-credit', ctx.refreshUser))
 }

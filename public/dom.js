@@ -16,12 +16,29 @@ export function h (tag, props, ...children) {
   return el
 }
 
+/**
+ * el's children replaced by these, skipped as h() skips them (null, undefined, false): the DOM's own
+ * replaceChildren would print a null child as the text "null"
+ */
+export function fill (el, ...children) {
+  el.replaceChildren()
+  append(el, children)
+  return el
+}
+
 function append (el, children) {
   for (const child of children) {
     if (child === undefined || child === null || child === false) continue
     if (Array.isArray(child)) append(el, child)
     else el.append(child instanceof Node ? child : String(child))
   }
+}
+
+export const APP_NAME = 'Profile Interest Reports'
+
+/** the browser's title for the view on screen: what it shows first, then the service's name */
+export function setTitle (what) {
+  document.title = what ? `${what} · ${APP_NAME}` : APP_NAME
 }
 
 export const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
@@ -114,6 +131,19 @@ export function debounce (fn, ms) {
     clearTimeout(timer)
     timer = setTimeout(() => fn(...args), ms)
   }
+}
+
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' })
+
+/** how long ago a moment was, as a person says it: "just now", "2 minutes ago", "yesterday" */
+export function timeAgo (iso, now = Date.now()) {
+  const seconds = (now - Date.parse(iso)) / 1000
+  if (!Number.isFinite(seconds)) return ''
+  if (seconds < 60) return 'just now'
+  for (const [unit, size, next] of [['minute', 60, 60], ['hour', 3600, 24], ['day', 86_400, 30]]) {
+    if (seconds < size * next) return relative.format(-Math.floor(seconds / size), unit)
+  }
+  return formatDateTime(iso)
 }
 
 const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' })

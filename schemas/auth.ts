@@ -75,6 +75,9 @@ export const SessionItemSchema = Type.Object({
   createdAt: Type.String({ format: 'date-time', description: 'sign-in' }),
   lastUsedAt: Type.String({ format: 'date-time', description: 'the last refresh, to within a minute' }),
   userAgent: Type.Union([Type.String(), Type.Null()], { description: 'the User-Agent at sign-in, at most 256 characters' }),
+  device: Type.Union([Type.String(), Type.Null()], {
+    description: 'the User-Agent as a person reads it, "Chrome on Linux" (bowser); null when it names no known browser or system'
+  }),
   ipPrefix: Type.Union([Type.String(), Type.Null()], { description: 'the network of the sign-in: an IPv4 /24 (a.b.c.0/24) or an IPv6 /48' }),
   current: Type.Boolean({ description: "the session of the request's own JWT" })
 })
@@ -84,7 +87,7 @@ export const SessionListSchema = Type.Object({
   examples: [{
     items: [{
       id: '7d6c1b2e-1f2a-4c3b-9d4e-5f6a7b8c9d0e', createdAt: '2030-01-01T10:00:00.000Z', lastUsedAt: '2030-01-02T09:30:00.000Z',
-      userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0', ipPrefix: '203.0.113.0/24', current: true
+      userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0', device: 'Firefox on Linux', ipPrefix: '203.0.113.0/24', current: true
     }]
   }]
 })

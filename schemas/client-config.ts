@@ -8,6 +8,9 @@ export const ClientConfigSchema = Type.Object({
   billing: Type.Boolean({ description: 'whether subscriptions (Stripe) are configured; promo codes work either way' }),
   devOutbox: Type.Union([Type.String(), Type.Null()], {
     description: 'where mails are written instead of sent (a development server without SMTP_URL); null otherwise, always in production'
+  }),
+  development: Type.Boolean({
+    description: 'whether this is a development server (NODE_ENV other than production): the page may then name commands its developer can run, such as the one that makes a promo code'
   })
-}, { additionalProperties: false, examples: [{ googleClientId: null, billing: false, devOutbox: '/srv/app/.data/outbox' }] })
+}, { additionalProperties: false, examples: [{ googleClientId: null, billing: false, devOutbox: '/srv/app/.data/outbox', development: true }] })
 export type ClientConfig = Static<typeof ClientConfigSchema>

@@ -1802,6 +1802,7 @@ export interface paths {
                          *           "createdAt": "2030-01-01T10:00:00.000Z",
                          *           "lastUsedAt": "2030-01-02T09:30:00.000Z",
                          *           "userAgent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0",
+                         *           "device": "Firefox on Linux",
                          *           "ipPrefix": "203.0.113.0/24",
                          *           "current": true
                          *         }
@@ -1818,6 +1819,8 @@ export interface paths {
                                 createdAt: string;
                                 /** @description the session of the request's own JWT */
                                 current: boolean;
+                                /** @description the User-Agent as a person reads it, "Chrome on Linux" (bowser); null when it names no known browser or system */
+                                device: string | null;
                                 /**
                                  * Format: uuid
                                  * @description the session's public id (the JWT's sid), never the cookie's secret
@@ -3835,12 +3838,15 @@ export interface paths {
                          * @example {
                          *       "googleClientId": null,
                          *       "billing": false,
-                         *       "devOutbox": "/srv/app/.data/outbox"
+                         *       "devOutbox": "/srv/app/.data/outbox",
+                         *       "development": true
                          *     }
                          */
                         "application/json": {
                             /** @description whether subscriptions (Stripe) are configured; promo codes work either way */
                             billing: boolean;
+                            /** @description whether this is a development server (NODE_ENV other than production): the page may then name commands its developer can run, such as the one that makes a promo code */
+                            development: boolean;
                             /** @description where mails are written instead of sent (a development server without SMTP_URL); null otherwise, always in production */
                             devOutbox: string | null;
                             /** @description the Google client id for Google Identity Services (the first of GOOGLE_CLIENT_IDS); null: no Google sign-in */

@@ -2,7 +2,7 @@
 // and deleting the account. Each card loads and fails on its own, so one refused request leaves the
 // rest of the page usable.
 import * as api from '../api.js'
-import { errorText, formatDateTime, h, plural } from '../dom.js'
+import { errorText, formatDateTime, h, plural, setTitle, timeAgo } from '../dom.js'
 import { field, formHelpers, formStatus, PASSWORD_HINT, passwordInput } from '../forms.js'
 import { manageButton, promoForm, subscribeButton, subscribed } from '../billing.js'
 
@@ -30,15 +30,18 @@ function overviewCard (ctx) {
       row('E-mail', h('span', { id: 'account-email' }, user.email)),
       row('Confirmed', h('span', { id: 'account-confirmed' }, user.confirmed ? 'Yes' : 'Not yet: see the banner above')),
       row('Report credits', h('span', { id: 'account-credits' }, plural(user.reportCredits, 'credit'))),
-      row('Subscription', status, sub?.currentPeriodEnd ? h('span', { class: 'muted small' }, ` until ${formatDateTime(sub.currentPeriodEnd)}`) : null)
+      // a server without billing has no subscription to show, unless one was made before it was turned off
+      config.billing === false && !sub ? null : row('Subscription', status, sub?.currentPeriodEnd ? h('span', { class: 'muted small' }, ` until ${formatDateTime(sub.currentPeriodEnd)}`) : null)
     ),
     paidNote,
     billing,
     promoForm('account-promo', ctx.reload))
 }
 
+/** null on a server without Google sign-in, unless the account is linked: it may still unlink */
 function googleCard (ctx) {
   const { user } = ctx
+  if (!ctx.config?.googleClientId && !user.idp.google) return null
   const message = h('p', { class: 'form-error', role: 'alert' })
   const unlink = h('button', { type: 'button', class: 'button', id: 'google-unlink' }, 'Unlink Google')
   unlink.addEventListener('click', async () => {
@@ -110,12 +113,16 @@ function sessionsCard () {
     }
   }
   const item = (s) => {
-    const end = s.current ? null : h('button', { type: 'button', class: 'button small ghost', 'aria-label': `Sign out the session from ${s.userAgent || 'an unknown browser'}` }, 'Sign out')
+    // the device as the server names it ("Chrome on Linux"); the raw header stays in the tooltip
+    const name = s.device || s.userAgent || 'Unknown browser'
+    const end = s.current ? null : h('button', { type: 'button', class: 'button small ghost', 'aria-label': `Sign out the session on ${name}` }, 'Sign out')
     end?.addEventListener('click', () => act(end, () => api.endSession(s.id)))
     return h('li', { class: 'session', dataset: { current: String(s.current) } },
       h('span', { class: 'session-main' },
-        h('span', { class: 'session-agent' }, s.userAgent || 'Unknown browser', s.current ? h('span', { class: 'badge current' }, 'This browser') : null),
-        h('span', { class: 'muted small' }, [s.ipPrefix ? `from ${s.ipPrefix}` : null, `signed in ${formatDateTime(s.createdAt)}`, s.lastUsedAt ? `last used ${formatDateTime(s.lastUsedAt)}` : null].filter(Boolean).join(' · '))),
+        h('span', { class: 'session-agent', title: s.userAgent ?? undefined },
+          h('span', { class: 'session-device' }, s.current ? name : `${name}, last used ${timeAgo(s.lastUsedAt)}`),
+          s.current ? h('span', { class: 'badge current' }, 'This browser') : null),
+        h('span', { class: 'muted small' }, [s.ipPrefix ? `from ${s.ipPrefix}` : null, `signed in ${formatDateTime(s.createdAt)}`].filter(Boolean).join(' · '))),
       end)
   }
   const load = async () => {
@@ -164,6 +171,7 @@ function deleteCard (ctx) {
 }
 
 export function accountView (ctx) {
+  setTitle('Your account')
   if (!ctx.user) {
     return { node: h('section', { class: 'card', id: 'account-overview' }, h('h1', null, 'Your account'), h('p', { class: 'form-error', role: 'alert' }, 'Your account could not be loaded. Reload the page to try again.')) }
   }

@@ -1,6 +1,6 @@
 // Sign in, create an account, forgot password, and Google sign-in when the deployment offers it.
 import * as api from '../api.js'
-import { errorText, h } from '../dom.js'
+import { errorText, h, setTitle } from '../dom.js'
 import { field, formHelpers, formStatus, PASSWORD_HINT, passwordInput } from '../forms.js'
 import { googleSignIn } from '../google.js'
 
@@ -125,6 +125,7 @@ export function authView ({ onSignedIn, config }) {
       ? signInForm(onSignedIn, { onForgot: () => show('forgot') })
       : which === 'signup' ? signUpForm(onSignedIn) : forgotForm(() => show('signin'))
     panel.replaceChildren(forms[which])
+    setTitle({ signin: 'Sign in', signup: 'Create an account', forgot: 'Forgot your password' }[which])
     forms[which].querySelector('input')?.focus()
   }
   tabs.signin = h('button', { type: 'button', role: 'tab', id: 'tab-signin', class: 'tab', onClick: () => show('signin') }, 'Sign in')

@@ -1,6 +1,6 @@
 // The signed-in home: build a new report from the profile search, and the list of past reports.
 import * as api from '../api.js'
-import { avatar, debounce, errorText, formatDateTime, h, plural, SOURCE_NAMES, SOURCES, sourceBadge, statusBadge } from '../dom.js'
+import { avatar, debounce, errorText, formatDateTime, h, plural, setTitle, SOURCE_NAMES, SOURCES, sourceBadge, statusBadge } from '../dom.js'
 import { expectGeneration } from './report.js'
 import { noCreditCard, outOfCredit, subscribed } from '../billing.js'
 
@@ -176,6 +176,7 @@ function reportListCard () {
 
 export function homeView (ctx) {
   const user = ctx.user
+  setTitle('Your reports')
   const credits = user && !outOfCredit(user)
     ? h('p', { class: 'muted credits-line' }, subscribed(user)
       ? 'Your subscription covers report generation.'

@@ -1,7 +1,7 @@
 // The pages of the mailed links. link.js has already taken the secret out of the address bar; it is
 // handed here in memory, and a reload of the page (which no longer has it) asks for the mail's link.
 import * as api from '../api.js'
-import { errorText, h } from '../dom.js'
+import { errorText, h, setTitle } from '../dom.js'
 import { field, formHelpers, formStatus, PASSWORD_HINT, passwordInput } from '../forms.js'
 import { signInForm } from './auth.js'
 
@@ -45,6 +45,7 @@ function resendBlock (ctx) {
 
 export function confirmView (ctx) {
   const node = card('confirm-view', loading('Confirming your e-mail address…'))
+  setTitle('Confirm your e-mail address')
   const done = (state) => {
     node.dataset.state = state
     if (state === 'invalid') {
@@ -83,6 +84,7 @@ export function confirmView (ctx) {
  */
 export function recoveryView (ctx) {
   const node = card('recovery-view', loading('Checking your link…'))
+  setTitle('Choose a new password')
   const invalid = (message) => {
     node.dataset.state = 'invalid'
     node.replaceChildren(h('h1', null, 'This link cannot be used'), h('p', null, message),

@@ -3,7 +3,8 @@
 // profiles. Every network's panel is built at once (hidden but for the selected one), so each keeps
 // its state and a print has them all.
 import * as api from '../api.js'
-import { avatar, errorText, formatDateTime, h, SOURCE_NAMES, statusBadge } from '../dom.js'
+import { avatar, errorText, fill, formatDateTime, h, plural, setTitle, SOURCE_NAMES, statusBadge } from '../dom.js'
+import { noCreditOptions, outOfCredit, subscribed } from '../billing.js'
 import { watchReport } from '../progress.js'
 import { createStepper } from '../charts/stepper.js'
 import { networkBars } from '../charts/network-bars.js'
@@ -63,8 +64,10 @@ function itemsView (reportId, items, detail) {
 const justGenerated = new Set()
 export function expectGeneration (reportId) { justGenerated.add(reportId) }
 
-export function reportView ({ reportId, navigate, refreshUser }) {
+export function reportView (ctx) {
+  const { reportId, navigate, refreshUser } = ctx
   const detail = createInterestDetail(reportId)
+  setTitle('Report')
   const head = h('div', { class: 'report-head' })
   const body = h('div', { class: 'report-body', 'aria-live': 'polite', 'aria-busy': 'true' },
     h('p', { class: 'muted loading-report', role: 'status' }, 'Loading the report…'))
@@ -87,10 +90,12 @@ export function reportView ({ reportId, navigate, refreshUser }) {
         navigate('#/')
       } catch (err) { message.textContent = errorText(err) }
     })
-    head.replaceChildren(
+    const title = names.join(', ') || 'Report'
+    setTitle(names.length ? `${title}: report` : 'Report')
+    fill(head,
       h('a', { href: '#/', class: 'back' }, '← All reports'),
       h('div', { class: 'report-title-row' },
-        h('h1', { class: 'report-title' }, names.join(', ') || 'Report'),
+        h('h1', { class: 'report-title' }, title),
         statusSlot
       ),
       h('p', { class: 'muted small report-meta' },
@@ -114,9 +119,9 @@ export function reportView ({ reportId, navigate, refreshUser }) {
         refreshUser()
         load(true)
       } catch (err) {
-        message.textContent = err.status === 402
-          ? 'You have no report credit left. A subscription or a promo code gives you more.'
-          : errorText(err)
+        // the credits were spent since the page was drawn: draw it again, with what gives one
+        if (err.status === 402) return ctx.reload()
+        message.textContent = errorText(err)
         button.disabled = false
       }
     })
@@ -130,15 +135,28 @@ export function reportView ({ reportId, navigate, refreshUser }) {
     if (progress) foldTimer = setTimeout(() => progress.fold(), 1200)
   }
 
+  // With no credit left the button would only fail: the card offers what gives a credit instead,
+  // and once a code is applied the page is drawn again with the new count (ctx.reload).
   const showNotGenerated = (failed) => {
     body.setAttribute('aria-busy', 'false')
-    body.replaceChildren(...[failed ? progress?.node : null, h('section', { class: 'card center', id: failed ? 'report-failed' : 'report-draft' },
+    const blocked = outOfCredit(ctx.user)
+    fill(body, failed ? progress?.node : null, h('section', { class: 'card center', id: failed ? 'report-failed' : 'report-draft' },
       h('h3', null, failed ? 'Generation failed' : 'Not generated yet'),
-      h('p', { class: 'muted' }, failed
-        ? 'The report could not be generated and your credit was returned. You can generate it again.'
-        : 'Generating the report uses one report credit.'),
-      generateButton(failed ? 'Generate again' : 'Generate report')
-    )].filter(Boolean))
+      blocked
+        ? h('div', { class: 'no-credit-options', id: 'draft-no-credit' },
+          h('p', { class: 'muted' }, failed
+            ? 'The report could not be generated. You have no report credit left to generate it again.'
+            : 'You have no report credit left to generate it.'),
+          noCreditOptions(ctx, 'draft-credit', ctx.reload))
+        : [
+            h('p', { class: 'muted' }, failed
+              ? 'The report could not be generated and your credit was returned. You can generate it again.'
+              : !ctx.user ? 'Generating the report uses one report credit.'
+                  : subscribed(ctx.user) ? 'Your subscription covers generating it.'
+                    : `Generating the report uses one of your ${plural(ctx.user.reportCredits, 'report credit')}.`),
+            generateButton(failed ? 'Generate again' : 'Generate report')
+          ]
+    ))
   }
 
   const watch = (initial) => {
@@ -174,6 +192,7 @@ export function reportView ({ reportId, navigate, refreshUser }) {
       report = await api.getReport(reportId)
     } catch (err) {
       head.replaceChildren(h('a', { href: '#/', class: 'back' }, '← All reports'))
+      setTitle(err.status === 404 ? 'Report not found' : 'Report')
       body.setAttribute('aria-busy', 'false')
       body.replaceChildren(h('section', { class: 'card center', id: 'report-error' },
         h('p', { class: 'form-error' }, err.status === 404 ? 'This report does not exist.' : err.status === 403 ? 'This report belongs to another account.' : errorText(err)),

@@ -4,7 +4,7 @@
 // own account and browser profiles.
 import t from '../tap.ts'
 import { GOOD_PASSWORD, registeredUser } from '../helper.ts'
-import { inspectView, skip, startDashboard, WAIT } from './browser.ts'
+import { inspectView, PHONE, signInThroughForm, skip, startDashboard, WAIT } from './browser.ts'
 
 const NEW_PASSWORD = 'another good passphrase 77'
 
@@ -15,13 +15,20 @@ t.test('the account page', { skip }, async (t) => {
     const user = await registeredUser(d.app)
     const there = await d.signedInPage(t, 'sessions-there', { user })
     const here = await d.signedInPage(t, 'sessions-here', { user })
+    t.ok(await here.page.locator('#account-link').isVisible(), 'the account page has a place in the header')
+    t.equal(await here.page.textContent('#account-link'), 'Account')
     await here.page.click('#account-link')
+    await here.page.locator('#account-overview').waitFor(WAIT)
+    t.equal(await here.page.title(), 'Your account · Profile Interest Reports', 'the view names itself in the title')
+    t.equal(await here.page.getAttribute('#account-link', 'aria-current'), 'page', 'the header says where the person is')
     const rows = here.page.locator('#session-list .session')
     await here.page.waitForFunction(() => document.querySelectorAll('#session-list .session').length === 2, null, WAIT)
     t.equal(await rows.count(), 2, 'two browsers signed in')
     t.equal(await here.page.locator('#session-list .session[data-current="true"]').count(), 1, 'this browser is marked')
     t.match(await here.page.textContent('#session-list'), /This browser/)
-    t.match(await here.page.textContent('#session-list'), /HeadlessChrome/, 'the browser that signed in')
+    t.equal(await here.page.textContent('#session-list .session[data-current="true"] .session-device'), 'Chrome on Linux', 'the browser that signed in, as a person reads it')
+    t.match(await here.page.textContent('#session-list .session[data-current="false"] .session-device'), /^Chrome on Linux, last used (just now|\d+ minutes? ago)$/, 'the other one, and when it was last used')
+    t.match(await here.page.getAttribute('#session-list .session-agent', 'title'), /HeadlessChrome/, 'the raw User-Agent in the tooltip')
     await inspectView(t, here.page, 'account-sessions')
 
     await here.page.click('#sign-out-others')
@@ -33,6 +40,50 @@ t.test('the account page', { skip }, async (t) => {
     await there.page.reload()
     await there.page.locator('#signin-form').waitFor(WAIT)
     t.equal(await there.page.locator('#sign-out').count(), 0)
+  })
+
+  await t.test('a server without Google sign-in or billing: their cards are not shown', async (t) => {
+    const user = await registeredUser(d.app)
+    await d.app.database.query('update users set report_credits = 0 where email = $1', [user.email])
+    const { page } = await d.signedInPage(t, 'unconfigured', { user })
+    const card = page.locator('#no-credit')
+    await card.waitFor(WAIT)
+    t.equal(await card.locator('#no-credit-subscribe').count(), 0, 'at zero credits: no subscribe where billing is not configured')
+    t.notMatch(await card.textContent(), /Subscribe/, 'nor a promise of one')
+    t.ok(await card.locator('#no-credit-promo-form').isVisible(), 'the promo field')
+    t.match(await card.locator('#no-credit-dev-promo').textContent(), /npm run promo -- create WELCOME5 --max-uses 10 --credits 5/, 'and the command that makes a code')
+    await inspectView(t, page, 'home-no-credit-no-billing')
+    await page.click('#account-link')
+    await page.locator('#account-sessions').waitFor(WAIT)
+    t.equal(await page.locator('#account-google').count(), 0, 'no Google sign-in card')
+    t.equal(await page.locator('#subscription-status').count(), 0, 'no subscription row')
+    t.equal(await page.locator('#subscribe').count(), 0, 'no subscribe button')
+    t.ok(await page.locator('#account-promo-form').isVisible(), 'promo codes work without billing')
+  })
+
+  await t.test('the phone width keeps the account link in the header', async (t) => {
+    const { page } = await d.signedInPage(t, 'account-phone', { viewport: PHONE })
+    t.ok(await page.locator('#account-link').isVisible(), 'the link')
+    t.ok(await page.locator('.account-email').isHidden(), 'the address gives it room')
+  })
+
+  await t.test('a page in use asks for a fresh token now and then, so the session\'s last use follows', async (t) => {
+    const { context, page } = await d.newPage('roll-on-use')
+    t.teardown(() => context.close())
+    await page.clock.install()
+    await signInThroughForm(page, await registeredUser(d.app))
+    const refreshes: string[] = []
+    page.on('request', (r) => { if (r.url().endsWith('/api/v1/auth/token/refresh')) refreshes.push(r.url()) })
+    await page.click('#account-link')
+    await page.locator('#session-list .session').waitFor(WAIT)
+    t.same(refreshes, [], 'a page just signed in uses the token it has')
+    await page.clock.fastForward('03:00')
+    const rolled = page.waitForRequest((r) => r.url().endsWith('/api/v1/auth/token/refresh'), WAIT)
+    await page.click('.brand')
+    await rolled
+    await page.locator('#reports').waitFor(WAIT)
+    t.equal(refreshes.length, 1, 'minutes later, the next request brings one refresh along')
+    t.ok(await page.locator('#sign-out').isVisible(), 'still signed in')
   })
 
   await t.test('change the password: the fields say what is wrong, then it is changed', async (t) => {

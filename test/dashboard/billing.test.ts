@@ -1,7 +1,8 @@
 // Billing in headless Chromium: "subscribe" goes to the Checkout URL the Stripe peer made, Stripe's
 // webhook arrives, and the account page shows the subscription active. With no credit and no
-// subscription the home says so before any draft is made, with subscribe and a promo code (which
-// adds its credits); a draft made elsewhere and generated without a credit shows the 402 state.
+// subscription the home says so before any draft is made, with subscribe, a promo code (which adds
+// its credits) and, on a development server, the command that makes one; a draft at zero credits
+// offers the same instead of a generate button, and so does a 402 (credits spent meanwhile).
 // Each test has its own account and browser profile.
 import t, { type Test } from '../tap.ts'
 import { registeredUser, signedInUser } from '../helper.ts'
@@ -68,6 +69,7 @@ t.test('billing in the browser', { skip }, async (t) => {
     await card.waitFor(WAIT)
     t.match(await card.textContent(), /no report credit left/)
     t.ok(await card.locator('#no-credit-subscribe').isVisible(), 'subscribe from here')
+    t.match(await card.locator('#no-credit-dev-promo').textContent(), /npm run promo -- create WELCOME5 --max-uses 10 --credits 5/, 'a development server names the command that makes a code')
     t.ok(await page.locator('#create-report').isDisabled(), 'no draft to be made')
     await inspectView(t, page, 'home-no-credit')
 
@@ -88,16 +90,42 @@ t.test('billing in the browser', { skip }, async (t) => {
     t.equal(await page.locator('#no-credit').count(), 0, 'the credit is there: the card is gone')
   })
 
-  await t.test('a draft generated without a credit: the 402 state', async (t) => {
-    const { email, page } = await signedIn(t, 'draft-402', 0)
+  await t.test('a draft at zero credits offers what gives one, not a button that fails; a code then brings the button', async (t) => {
+    const { email, page } = await signedIn(t, 'draft-no-credit', 0)
     const { auth } = await signedInUser(d.app, { email, signUp: false })
     const draft = await d.app.inject({ method: 'POST', url: '/api/v1/report', headers: auth, payload: { profiles: [{ source: 'ig', username: 'JDoe' }] } })
     t.equal(draft.statusCode, 201, draft.body)
     await page.goto(`${PUBLIC_ORIGIN}/#/report/${draft.json().id}`)
+    const options = page.locator('#draft-no-credit')
+    await options.waitFor(WAIT)
+    t.equal(await page.locator('#generate-report').count(), 0, 'no generate button at zero credits')
+    t.match(await options.textContent(), /no report credit left/)
+    t.ok(await page.locator('#draft-credit-subscribe').isVisible(), 'subscribe')
+    t.ok(await page.locator('#draft-credit-promo-form').isVisible(), 'a promo code')
+    t.ok(await page.locator('#draft-credit-dev-promo').isVisible(), 'the development command')
+    await inspectView(t, page, 'report-no-credit')
+
+    await d.app.services.promocodes.create({ code: `DRAFT${process.pid}`, maxUses: 5, credits: 2 })
+    await page.fill('#draft-credit-promo-promocode', `DRAFT${process.pid}`)
+    await page.click('#draft-credit-promo-form button[type=submit]')
     const generate = page.locator('#generate-report')
     await generate.waitFor(WAIT)
+    t.match(await page.textContent('#report-draft'), /uses one of your 2 report credits/, 'the button knows the count')
+    t.equal(await page.locator('#draft-no-credit').count(), 0, 'the alternatives are gone')
+  })
+
+  await t.test('credits spent elsewhere after the page opened: the 402 draws the alternatives', async (t) => {
+    const { email, page } = await signedIn(t, 'draft-402', 1)
+    const { auth } = await signedInUser(d.app, { email, signUp: false })
+    const draft = await d.app.inject({ method: 'POST', url: '/api/v1/report', headers: auth, payload: { profiles: [{ source: 'ig', username: 'JDoe' }] } })
+    await page.goto(`${PUBLIC_ORIGIN}/#/report/${draft.json().id}`)
+    const generate = page.locator('#generate-report')
+    await generate.waitFor(WAIT)
+    await d.app.database.query('update users set report_credits = 0 where email = $1', [email])
     await generate.click()
-    await page.getByText(/no report credit/i).first().waitFor(WAIT)
+    await page.locator('#draft-no-credit').waitFor(WAIT)
+    t.match(await page.textContent('#draft-no-credit'), /no report credit left/)
+    t.equal(await page.locator('#generate-report').count(), 0, 'no button that would fail again')
     await inspectView(t, page, 'report-402')
   })
 

@@ -6,7 +6,7 @@ t.test('a development server without SMTP, Google or Stripe', async (t) => {
   const app = await build(t)
   const res = await app.inject({ url: '/api/v1/client-config' })
   t.equal(res.statusCode, 200)
-  t.same(res.json(), { googleClientId: null, billing: false, devOutbox: app.config.mail.outboxDir })
+  t.same(res.json(), { googleClientId: null, billing: false, devOutbox: app.config.mail.outboxDir, development: true })
   t.match(res.headers['cache-control'], /^public, max-age=\d+$/, 'cacheable, briefly')
 })
 
@@ -18,6 +18,6 @@ t.test('Google, Stripe and SMTP configured', async (t) => {
     SMTP_URL: 'smtp://127.0.0.1:9'
   })
   t.same((await app.inject({ url: '/api/v1/client-config' })).json(), {
-    googleClientId: 'first.apps.googleusercontent.com', billing: true, devOutbox: null
+    googleClientId: 'first.apps.googleusercontent.com', billing: true, devOutbox: null, development: true
   })
 })

@@ -101,7 +101,7 @@ t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
     t.match(csp, /script-src 'self'/, 'scripts from this origin only')
     t.notMatch(csp, /unsafe-eval/)
     await page.locator('#signin-form').waitFor(WAIT)
-    t.equal(await page.title(), 'Profile Interest Reports')
+    t.equal(await page.title(), 'Sign in · Profile Interest Reports')
   })
 
   await t.test('sign up shows the server\'s field error, then signs in', async (t) => {

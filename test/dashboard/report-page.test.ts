@@ -310,6 +310,24 @@ t.test('the report page in headless Chromium', { skip }, async (t) => {
     t.equal(await page.textContent('#report-status'), 'Ready', 'generated again, and ready')
   })
 
+  await t.test('the header reads right in every status: the names, the status, when; never "null"', async (t) => {
+    const user = await signedInUser(app)
+    const page = await signedInPage(t, user)
+    const LABELS = { draft: 'Draft', queued: 'Queued', generating: 'Generating', failed: 'Failed', ready: 'Ready' } as const
+    for (const status of ['draft', 'queued', 'generating', 'failed', 'ready'] as const) {
+      const id = status === 'ready' ? await readyReport(app, user.auth) : await createReport(app, user.auth)
+      // queued and generating with no job behind them: the page shows them as the stream reports them
+      if (status !== 'draft' && status !== 'ready') await app.db.update(reports).set({ status }).where(eq(reports.id, id))
+      await openReport(page, id)
+      await page.locator('#report-status', { hasText: LABELS[status] }).waitFor(WAIT)
+      await page.locator('.report-meta').waitFor(WAIT)
+      const text = (await page.locator('.report-head').innerText()).replace(/\s+/g, ' ').trim()
+      t.notMatch(text, /\bnull\b|\bundefined\b/, `${status}: nothing unset is printed`)
+      t.match(text, new RegExp(`^← All reports John Doe ${LABELS[status]} (Created|Generated) .+ · Delete${status === 'ready' ? ' .*(JSON|CSV)' : ''}`), `${status}: ${text}`)
+      t.equal(await page.title(), 'John Doe: report · Profile Interest Reports', `${status}: the title names the person`)
+    }
+  })
+
   await t.test('while the report loads, the page says so', async (t) => {
     const user = await signedInUser(app)
     const id = await createReport(app, user.auth, [{ source: 'ig', username: 'jdoe' }])

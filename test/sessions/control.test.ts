@@ -6,6 +6,7 @@ import t from '../tap.ts'
 import type { FastifyInstance } from 'fastify'
 import { build, GOOD_PASSWORD, registeredUser, sessionCookie, uniqueEmail } from '../helper.ts'
 import { startSmtp, type SmtpPeer } from '../peers/smtp.ts'
+import { sameDatabase } from '../streams/databases.ts'
 import { ACCESS_DENIED, claims, FAST_ARGON2, info, refresh } from '../accounts/support.ts'
 
 const NEW_PASSWORD = 'a brand new correct horse 7'
@@ -43,11 +44,11 @@ t.test('GET /auth/sessions: live sessions, most recently used first, with where 
   t.equal(res.statusCode, 200)
   const { items } = res.json()
   t.same(items.map((s: { id: string }) => s.id), [phone.sid, laptop.sid], "the user's two sessions, the newest use first")
-  t.match(items[0], { id: phone.sid, userAgent: 'Mozilla/5.0 (iPhone) Safari/604.1', ipPrefix: '2001:db8:1234::/48', current: true })
-  t.match(items[1], { id: laptop.sid, userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0', ipPrefix: '203.0.113.0/24', current: false })
+  t.match(items[0], { id: phone.sid, userAgent: 'Mozilla/5.0 (iPhone) Safari/604.1', device: 'Safari on iOS', ipPrefix: '2001:db8:1234::/48', current: true })
+  t.match(items[1], { id: laptop.sid, userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0', device: 'Firefox on Linux', ipPrefix: '203.0.113.0/24', current: false })
   for (const s of items) {
     t.ok(Date.parse(s.createdAt) <= Date.parse(s.lastUsedAt), 'last use is not before sign-in')
-    t.same(Object.keys(s).sort(), ['createdAt', 'current', 'id', 'ipPrefix', 'lastUsedAt', 'userAgent'])
+    t.same(Object.keys(s).sort(), ['createdAt', 'current', 'device', 'id', 'ipPrefix', 'lastUsedAt', 'userAgent'])
   }
   const [{ id: secret }] = await app.database.query<{ id: string }>('select id from sessions where public_id = $1', [phone.sid])
   t.notMatch(res.body, secret, 'the cookie secret is nowhere in the answer')
@@ -56,6 +57,36 @@ t.test('GET /auth/sessions: live sessions, most recently used first, with where 
   t.equal(row.method, 'password', 'the sign-in method is recorded')
 
   t.same((await list({})).json(), ACCESS_DENIED, 'Bearer required')
+})
+
+t.test('the device a person reads: the User-Agent parsed, null when it names nothing known', async (t) => {
+  const { email } = await registeredUser(app)
+  const agents = {
+    'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/141.0.0.0 Safari/537.36': 'Chrome on Linux',
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/141.0.0.0 Safari/537.36 Edg/141.0.0.0': 'Microsoft Edge on Windows',
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7; rv:140.0) Gecko/20100101 Firefox/140.0': 'Firefox on macOS',
+    'curl/8.5.0': null
+  }
+  let last = { auth: {} as Record<string, string> }
+  for (const ua of Object.keys(agents)) last = await signinFrom(email, ua, '203.0.113.9')
+  const { items } = (await list(last.auth)).json() as { items: Array<{ userAgent: string, device: string | null }> }
+  t.same(Object.fromEntries(items.map((s) => [s.userAgent, s.device])), agents)
+})
+
+t.test('lastUsedAt follows use: a refresh that rolls the session moves it', async (t) => {
+  const { email } = await registeredUser(app)
+  const s = await signinFrom(email, 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0', '203.0.113.10')
+  const lastUsed = async () => (await list(s.auth)).json().items.find((x: { id: string }) => x.id === s.sid).lastUsedAt as string
+  // the session was last used ten minutes ago, as far as the database knows; a second instance on the
+  // same database keeps no row of it, so its refresh reads that one and rolls it on
+  const then = new Date(Date.now() - 10 * 60_000)
+  await app.database.query('update sessions set last_used_at = $1 where public_id = $2', [then.toISOString(), s.sid])
+  t.equal(Date.parse(await lastUsed()), then.getTime(), 'listed as last used ten minutes ago')
+  const other = await build(t, FAST_ARGON2, { database: await sameDatabase(t, app.database) })
+  const before = Date.now()
+  const res = await refresh(other, s.cookie)
+  t.equal(res.json().status, 'success', res.body)
+  t.ok(Date.parse(await lastUsed()) >= before - 1000, 'the refresh rolled it: last used now')
 })
 
 t.test('DELETE /auth/sessions/{id}: ends one session of the user; 404 for an unknown id or another user\'s', async (t) => {

@@ -1,7 +1,8 @@
 // GET /client-config (public): the deployment facts the dashboard shapes itself by (whether to offer
 // Google sign-in and with which client id, whether to offer subscriptions, where a development
-// server's mails land). The same for everyone and fixed for the process's life, so browsers and
-// proxies may keep it a little; not long, so a redeploy with other settings shows soon.
+// server's mails land, whether it is a development server at all). The same for everyone and fixed
+// for the process's life, so browsers and proxies may keep it a little; not long, so a redeploy with
+// other settings shows soon.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../../../schemas/common.ts'
 import { ClientConfigSchema, type ClientConfig } from '../../../schemas/client-config.ts'
@@ -15,7 +16,8 @@ const clientConfigRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async 
     billing: app.services.billing.configured,
     // the outbox is used whenever SMTP_URL is empty, which production refuses; the path is a fact
     // about the server's disk that only its developer should see
-    devOutbox: !config.production && !config.mail.smtpUrl ? config.mail.outboxDir : null
+    devOutbox: !config.production && !config.mail.smtpUrl ? config.mail.outboxDir : null,
+    development: !config.production
   }
 
   app.get('/client-config', {

@@ -6,6 +6,7 @@ import { SessionIdParamsSchema, SessionListSchema } from '../../../schemas/auth.
 import { notFound } from '../../errors.ts'
 import { AUDIT } from '../../services/accounts/audit.ts'
 import { COOKIE_PATH, SESSION_COOKIE } from '../../plugins/session-cookie.ts'
+import { deviceName } from '../../services/sessions/device-name.ts'
 import { requestMeta } from '../accounts/normalize.ts'
 
 const tags = ['auth']
@@ -27,6 +28,7 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         createdAt: s.createdAt.toISOString(),
         lastUsedAt: s.lastUsedAt.toISOString(),
         userAgent: s.userAgent,
+        device: deviceName(s.userAgent),
         ipPrefix: s.ipPrefix,
         current: s.publicId === request.user.sid
       }))

@@ -1,0 +1,32 @@
+// npm test: tap with .taprc, and two things tap cannot choose for itself.
+// - The reporter by where the output goes: at a terminal tap's own (a live count, then failures in
+//   full); into a pipe or a file test/summary-reporter.js, a line per test file and a short summary,
+//   where tap's reporters would leave a redrawn status line per assertion. An explicit --reporter
+//   (or -R, or TAP=1) wins.
+// - The browser tests need Chromium at the path test/dashboard/browser.ts names; without it they
+//   skip, and this says so before the run, naming them and how to install it.
+import { spawn } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const testDir = dirname(fileURLToPath(import.meta.url))
+const chromium = /export const CHROMIUM = '([^']+)'/.exec(readFileSync(join(testDir, 'dashboard/browser.ts'), 'utf8'))?.[1]
+if (chromium && !existsSync(chromium)) {
+  const files = readdirSync(join(testDir, 'dashboard')).filter((f) => f.endsWith('.test.ts')).map((f) => `dashboard/${f.replace(/\.test\.ts$/, '')}`)
+  console.error(`npm test: ${chromium} is missing, so the ${files.length} browser test files skip (${files.join(', ')}); ` +
+    'to run them: apt-get install -y chromium')
+}
+
+const args = process.argv.slice(2)
+const chosen = process.env.TAP === '1' || args.some((a) => a === '-R' || a.startsWith('--reporter') || /^-R./.test(a))
+const reporter = chosen || process.stdout.isTTY ? [] : [`--reporter=${join(testDir, 'summary-reporter.js')}`]
+
+const require = createRequire(import.meta.url)
+const tap = join(dirname(require.resolve('tap/package.json')), JSON.parse(readFileSync(require.resolve('tap/package.json'), 'utf8')).bin.tap)
+const child = spawn(process.execPath, [tap, ...reporter, ...args], { stdio: 'inherit' })
+// Ctrl-C reaches tap too (the same process group): wait for it to stop its test processes
+process.on('SIGINT', () => {})
+process.on('SIGTERM', () => child.kill('SIGTERM'))
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)))

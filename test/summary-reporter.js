@@ -1,0 +1,75 @@
+// The reporter `npm test` uses when its output is not a terminal (test/run-suite.js): tap's own
+// reporters redraw a status line for every assertion, which a pipe or a log file keeps as thousands
+// of lines. This one reads tap's TAP stream and writes a short summary: a line per test file as it
+// ends, then every skipped test with its reason, every failed assertion in full, and the totals.
+import { Transform } from 'node:stream'
+import { Parser } from 'tap-parser'
+import { stringify } from 'yaml'
+
+const seconds = (ms) => ms >= 60_000 ? `${Math.floor(ms / 60_000)}m ${Math.round(ms % 60_000 / 1000)}s` : `${(ms / 1000).toFixed(1)}s`
+
+export default class SummaryReporter extends Transform {
+  constructor () {
+    super()
+    this.started = Date.now()
+    this.counts = { pass: 0, fail: 0, skip: 0, todo: 0 }
+    this.skips = []
+    this.failures = []
+    this.files = 0
+    this.parser = new Parser()
+    this.watch(this.parser, 0)
+  }
+
+  /**
+   * Every parser of the tree: a top-level assertion is a test file; below, an assertion that follows
+   * a child parser is that subtest's result, any other is an assertion a test made.
+   */
+  watch (parser, level) {
+    let subtestPending = false
+    parser.on('child', (child) => {
+      subtestPending = true
+      this.watch(child, level + 1)
+    })
+    parser.on('assert', (res) => {
+      const subtest = subtestPending
+      subtestPending = false
+      if (res.skip) this.skips.push(`${res.fullname}: ${res.skip === true ? 'skipped' : res.skip}`)
+      if (level === 0) {
+        this.files++
+        this.push(`${res.ok ? 'ok  ' : 'FAIL'} ${res.name}${res.skip ? ' (skipped)' : ''}${res.time ? ` (${seconds(res.time)})` : ''}\n`)
+        if (!subtest && !res.ok && !res.skip && !res.todo) this.failures.push(res)
+        return
+      }
+      if (subtest) return
+      if (res.todo) this.counts.todo++
+      else if (res.skip) this.counts.skip++
+      else if (res.ok) this.counts.pass++
+      else {
+        this.counts.fail++
+        this.failures.push(res)
+      }
+    })
+    if (level === 0) parser.on('extra', (line) => this.push(line))
+  }
+
+  _transform (chunk, _encoding, done) {
+    this.parser.write(chunk)
+    done()
+  }
+
+  _flush (done) {
+    this.parser.end()
+    if (this.skips.length) {
+      this.push(`\nskipped (${this.skips.length}):\n`)
+      for (const line of this.skips) this.push(`  ${line}\n`)
+    }
+    for (const res of this.failures) {
+      this.push(`\nnot ok ${res.fullname}\n`)
+      if (res.diag) this.push(stringify(res.diag).replace(/^/gm, '  '))
+    }
+    const { pass, fail, skip, todo } = this.counts
+    this.push(`\n${pass + fail + skip + todo} assertions: ${pass} pass, ${fail} fail, ${skip} skip, ${todo} todo; ` +
+      `${this.files} test files in ${seconds(Date.now() - this.started)}\n`)
+    done()
+  }
+}
