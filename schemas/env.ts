@@ -48,6 +48,7 @@ export const EnvSchema = Type.Object({
   CORS_ORIGINS: Type.String({ default: '' }),
   SSE_HEARTBEAT_S: Int(15, 1, 3600),
   SSE_MAX_STREAMS_PER_USER: Int(20, 1, 100000),
+  SHUTDOWN_READY_DELAY_S: Int(5, 0, 300),
   METRICS_PORT: Type.String({ default: '' }),
   METRICS_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
   OUTBOUND_ALLOW_PRIVATE: OnOff('off'),

@@ -51,6 +51,8 @@ export interface Config {
   sseHeartbeatS: number
   /** open streams one user may hold on this instance (SSE_MAX_STREAMS_PER_USER) */
   sseMaxStreamsPerUser: number
+  /** seconds readiness answers 503 after SIGTERM before the listener closes (SHUTDOWN_READY_DELAY_S) */
+  shutdownReadyDelayS: number
   metricsPort: number | null
   /** the metrics listener's address (loopback unless told otherwise) */
   metricsHost: string
@@ -148,6 +150,7 @@ function toConfig (e: Env, { database, secrets, captchaOn, metricsPort }: Derive
     corsOrigins: list(e.CORS_ORIGINS),
     sseHeartbeatS: e.SSE_HEARTBEAT_S,
     sseMaxStreamsPerUser: e.SSE_MAX_STREAMS_PER_USER,
+    shutdownReadyDelayS: e.SHUTDOWN_READY_DELAY_S,
     metricsPort,
     metricsHost: e.METRICS_HOST,
     outbound: { allowPrivate: e.OUTBOUND_ALLOW_PRIVATE === 'on' },

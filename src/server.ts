@@ -45,9 +45,20 @@ if (tls) {
 // the metrics listener (METRICS_PORT) lives and dies with the main one
 let metricsListener: MetricsListener | null = null
 
-closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+// SIGTERM is how an orchestrator or a balancer's host stops an instance (docker stop, Kubernetes,
+// systemd): readiness answers 503 for SHUTDOWN_READY_DELAY_S while every request is still served,
+// so that a balancer polling it stops sending here before the listener closes. SIGINT is a person
+// at a terminal (Ctrl-C), and an error means the process cannot be trusted to serve: both close at
+// once. The close itself keeps its 10 s on top of the delay.
+const readyDelayMs = config.shutdownReadyDelayS * 1000
+closeWithGrace({ delay: readyDelayMs + 10_000 }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'shutting down after an error')
   else app.log.info({ signal }, 'shutting down')
+  if (signal === 'SIGTERM' && readyDelayMs > 0) {
+    app.drain()
+    app.log.info({ readyDelayS: config.shutdownReadyDelayS }, 'draining: readiness answers 503, requests are still served')
+    await new Promise((resolve) => setTimeout(resolve, readyDelayMs))
+  }
   await app.close()
   await metricsListener?.close()
 })

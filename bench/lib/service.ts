@@ -121,6 +121,8 @@ export async function startService (run: BenchRun, opts: ServiceOptions): Promis
       CORS_ORIGINS: '',
       WORKERS: String(opts.workers ?? 0),
       LOG_LEVEL: settings.logLevel,
+      // no balancer to drain from: SIGTERM at the end of a run closes at once
+      SHUTDOWN_READY_DELAY_S: '0',
       ...startScriptEnv(),
       ...(opts.limits === 'defaults' ? {} : RAISED_RATE_LIMITS),
       ...opts.env

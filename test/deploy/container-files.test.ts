@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import { ROOT } from '../foundation/support.ts'
+import { genReqId } from '../../src/logger.ts'
+import type { IncomingMessage } from 'node:http'
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8')
 const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>
@@ -58,6 +60,7 @@ t.test('CI runs the production path', async (t) => {
   t.match(s.text, /\/api\/v1\/health\/ready/, 'the server is ready when /api/v1/health/ready answers 200')
   const runHere = /^RUN_HERE="([^"]+)"/m.exec(s.text)![1].split(' ')
   t.same([...runHere].sort(), [...s.scripts].sort(), 'the scripts it gives .ci/doc-commands are the ones it runs')
+  t.match(s.text, /^start_and_stop start:prod .* server_ready draining$/m, 'after SIGTERM the server drains: readiness 503, the dashboard still served')
 })
 
 t.test('the commands of docs/operations.md and docs/load-testing.md resolve where the docs run them', async (t) => {
@@ -128,6 +131,14 @@ t.test('Dockerfile: the same build, the same runtime files, node as PID 1, non-r
 interface Service {
   build?: unknown, image?: string, command?: string[], environment?: Record<string, string>
   depends_on?: Record<string, { condition: string }>, networks?: unknown, volumes?: string[]
+  stop_grace_period?: string, healthcheck?: { disable?: boolean }
+}
+
+/** a compose duration ("20s", "1m30s") in seconds */
+function seconds (duration: string): number {
+  let total = 0
+  for (const [, n, unit] of duration.matchAll(/(\d+)(h|m|s)/g)) total += Number(n) * { h: 3600, m: 60, s: 1 }[unit as 'h' | 'm' | 's']
+  return total
 }
 
 t.test('compose.yaml: PostgreSQL, Redis, a migration, two web instances behind nginx, one worker, all on CI\'s commands', async (t) => {
@@ -165,4 +176,41 @@ t.test('compose.yaml: PostgreSQL, Redis, a migration, two web instances behind n
   t.match(nginx, /X-Forwarded-Proto \$scheme/, 'and says which scheme the client used')
   t.match(nginx, /proxy_buffering off/, 'SSE is not buffered')
   t.equal(services.web1.environment?.PORT, '8080')
+})
+
+t.test('compose.yaml: a roll one web instance at a time, stops that outlast the drain, no probe the worker cannot answer', async (t) => {
+  const compose = parseYaml(read('compose.yaml'), { merge: true }) as { services: Record<string, Service> }
+  const services = compose.services
+  const env = read('.env.example')
+  const readyDelay = Number(/^SHUTDOWN_READY_DELAY_S=(\d+)$/m.exec(env)![1])
+  for (const name of ['web1', 'web2']) {
+    const grace = seconds(services[name].stop_grace_period ?? '10s')
+    t.ok(grace > readyDelay + 10, `${name}: docker waits ${grace} s before SIGKILL, more than the drain (${readyDelay} s) and the close (10 s)`)
+  }
+  t.ok(seconds(services.worker.stop_grace_period ?? '10s') > 10, 'the worker: more than its 10 s close')
+  t.same(services.worker.healthcheck, { disable: true }, 'the worker does not inherit the image\'s probe of a port it does not listen on')
+
+  // the roll, as compose.yaml's header and docs/operations.md give it: each web instance recreated
+  // alone and waited for (healthy) before the next, after the migration
+  const roll = (text: string) => [...text.matchAll(/docker compose (run --rm migrate|up -d --no-deps --wait (web\d)|up -d --no-deps worker)/g)].map((m) => m[2] ?? m[1])
+  const expected = ['run --rm migrate', 'web1', 'web2', 'up -d --no-deps worker']
+  t.same(roll(read('compose.yaml')), expected, 'compose.yaml names the roll: migrate, web1 then web2 (each waited for), the worker')
+  t.same(roll(read('docs/operations.md')), expected, '… and docs/operations.md the same')
+  t.same(Object.keys(services).filter((n) => /^web\d$/.test(n)).sort(), ['web1', 'web2'], 'the roll names every web instance')
+})
+
+t.test('deploy/nginx.conf: a request id upstream, retries of refused connections, instances found again after a roll', async (t) => {
+  const nginx = read('deploy/nginx.conf')
+  const locations = [...nginx.matchAll(/location \S+ \{([^}]*)\}/g)].map((m) => m[1])
+  t.equal(locations.length, 2, 'two locations: the API and the streams')
+  for (const body of locations) {
+    t.match(body, /proxy_set_header X-Request-ID \$request_id;/, 'each passes nginx\'s request id upstream, which the service keeps (32 hex digits)')
+    t.notMatch(body, /proxy_next_upstream\s+off/, 'a refused connection is tried on the other instance')
+  }
+  t.match(nginx, /log_format \w+ [^;]*\$request_id/, 'and writes it to its own log')
+  const nginxId = '0123456789abcdef0123456789abcdef'
+  t.equal(genReqId({ headers: { 'x-request-id': nginxId } } as unknown as IncomingMessage), nginxId, 'the service keeps an id of nginx\'s form as the request\'s own')
+  t.match(nginx, /^\s*resolver 127\.0\.0\.11\b/m, 'Docker\'s DNS resolves the instances again')
+  t.match(nginx, /^\s*zone \w+ \d+k;/m, 'the upstream has the shared zone resolve needs')
+  for (const name of ['web1', 'web2']) t.match(nginx, new RegExp(`server ${name}:8080 resolve\\b`), `${name} is resolved at run time, not once at start`)
 })

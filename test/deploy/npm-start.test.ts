@@ -24,7 +24,7 @@ const alive = (pid: number) => {
 t.test('npm start: start-up lines name the dashboard, docs, outbox and secrets; SIGTERM to npm stops the server', async (t) => {
   const db = await childDatabase(t)
   const env = childEnv({
-    ...db.env, NODE_ENV: 'development', PORT: '0', WORKERS: '0', DEMO_DATA: 'off', LOG_LEVEL: 'info', ...CHEAP_ARGON2
+    ...db.env, NODE_ENV: 'development', PORT: '0', WORKERS: '0', DEMO_DATA: 'off', LOG_LEVEL: 'info', SHUTDOWN_READY_DELAY_S: '0', ...CHEAP_ARGON2
   })
   // the script's own default, whatever this shell has
   delete env.UV_THREADPOOL_SIZE

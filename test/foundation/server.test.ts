@@ -21,7 +21,7 @@ interface Started { child: ChildProcess, base: string, logs: () => Array<Record<
 async function start (env: Record<string, string>): Promise<Started> {
   // the lowest argon2 cost the config accepts: the same code path, a fraction of the time
   const child = spawnEntry('src/server.ts', [], {
-    NODE_ENV: 'development', PORT: '0', WORKERS: '0', DEMO_DATA: 'off', LOG_LEVEL: 'info', ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1', ...env
+    NODE_ENV: 'development', PORT: '0', WORKERS: '0', DEMO_DATA: 'off', LOG_LEVEL: 'info', ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1', SHUTDOWN_READY_DELAY_S: '0', ...env
   })
   let stdout = ''
   let stderr = ''

@@ -82,6 +82,21 @@ t.test('the database closed: ready and /health 503, live 200; the metrics still 
   t.equal(lone.shuttingDown(), true, 'closing sets the shutdown flag')
 })
 
+t.test('draining: readiness 503 while every other request is still served, each answer ending its connection', async (t) => {
+  const draining = await build(t)
+  const before = await draining.inject({ url: '/api/v1/health/live' })
+  t.not(before.headers.connection, 'close', 'keep-alive as usual before the drain')
+  draining.drain()
+  const res = await draining.inject({ url: '/api/v1/health/ready' })
+  t.equal(res.statusCode, 503, 'not ready: a balancer polling it stops sending here')
+  t.same(res.json(), { ...READY, status: 'unavailable', shuttingDown: true })
+  const live = await draining.inject({ url: '/api/v1/health/live' })
+  t.equal(live.statusCode, 200, 'still live: nothing to restart')
+  const health = await draining.inject({ url: '/api/v1/health' })
+  t.equal(health.statusCode, 200, 'other routes are still served')
+  t.equal(health.headers.connection, 'close', '… and say Connection: close, so no idle keep-alive connection is left when the listener closes')
+})
+
 t.test('probes are quiet: no request lines at info level, so they do not drown the log', async (t) => {
   const before = await app.inject({ url: '/api/v1/health/live', headers: { 'x-request-id': 'probe-live-1' } })
   t.equal(before.statusCode, 200)

@@ -39,6 +39,8 @@ export function serverEnv (env: Record<string, string>): Record<string, string> 
     CAPTCHA: 'off',
     DEMO_DATA: 'off',
     LOG_LEVEL: 'info',
+    // SIGTERM at teardown closes at once; a test of the drain sets its own delay
+    SHUTDOWN_READY_DELAY_S: '0',
     ...CHEAP_ARGON2,
     JWT_SECRET: TEST_JWT_SECRET,
     SESSION_SECRET: 'test-session-secret-0123456789abcdefghijkl',

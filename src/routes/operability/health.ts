@@ -73,8 +73,8 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
         migrations = (err as { code?: string }).code === '42P01' ? 'pending' : 'unknown'
       }
     }
-    // Once close begins the app takes no new work. (Fastify itself answers 503 to requests that
-    // arrive on open connections then; this covers whatever still reaches the handler.)
+    // From SIGTERM's drain on (src/plugins/lifecycle.ts), and at the latest once close begins, the
+    // instance is leaving: a balancer must stop sending to it while it still serves what comes.
     const shuttingDown = app.shuttingDown()
     const ready = db === 'ok' && migrations === 'applied' && !shuttingDown
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', db, migrations, shuttingDown })
