@@ -1,7 +1,7 @@
 // Entry point: config -> buildApp -> listen (HTTPS with HTTP/2 and HTTP/1.1 by ALPN), close-with-grace.
 import closeWithGrace from 'close-with-grace'
 import { loadConfig, type Config } from './config.ts'
-import { ConfigError } from './errors.ts'
+import { ConfigError, EmbeddedDatabaseInUse } from './errors.ts'
 import { loadTls, type TlsMaterial } from './tls.ts'
 import type { MetricsListener } from './startup.ts'
 
@@ -29,6 +29,13 @@ const app = await buildApp(config, {
     // a terminal in development: one readable line per request (src/logger.ts)
     ...terminalLogging({ level: config.logLevel, production: config.production, isTTY: process.stdout.isTTY })
   }
+}).catch((err: unknown) => {
+  // another process owns the embedded database: one line saying which, as for a wrong setting
+  if (err instanceof EmbeddedDatabaseInUse) {
+    console.error(err.message)
+    process.exit(1)
+  }
+  throw err
 })
 if (tls) {
   app.log.info({ certFile: tls.certFile, fingerprint: tls.fingerprint },

@@ -5,8 +5,8 @@ import { ConfigError } from '../errors.ts'
 
 try {
   const config = loadConfig()
-  const { openDatabase } = await import('../plugins/db.ts')
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, prepare: config.databasePrepare })
+  const { openForCommand } = await import('./open-database.ts')
+  const database = await openForCommand(config, 'npm run db:migrate')
   await database.close()
   console.log(`migrations applied to ${config.databaseUrl ? 'PostgreSQL' : 'the embedded database'}`)
 } catch (err) {

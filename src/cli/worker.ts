@@ -4,7 +4,7 @@ import closeWithGrace from 'close-with-grace'
 import pino from 'pino'
 import { loadConfig, type Config } from '../config.ts'
 import { ConfigError } from '../errors.ts'
-import { openDatabase } from '../plugins/db.ts'
+import { openForCommand } from './open-database.ts'
 import { FAILED_QUEUE, GENERATE_QUEUE, startQueue } from '../jobs/queue.ts'
 import { startWorkers } from '../jobs/worker.ts'
 import { createReportGenerator } from '../services/report-generation.ts'
@@ -19,7 +19,9 @@ try {
   process.exit(1)
 }
 const log = pino({ level: config.logLevel === 'silent' ? 'silent' : config.logLevel })
-const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, prepare: config.databasePrepare })
+// never through a server's socket: that server runs report jobs itself (WORKERS), and a worker's
+// polling would queue behind, and hold up, the server's own use of the one session it lends
+const database = await openForCommand(config, 'npm run worker', { throughServer: false })
 const boss = await startQueue(database, config.queue, log)
 const count = Math.max(1, config.workers)
 // METRICS_PORT: this worker's job durations, the queue depth and the database, on HOST:METRICS_PORT

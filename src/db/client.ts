@@ -90,8 +90,10 @@ export function isDatabaseDown (err: unknown): boolean {
   return false
 }
 
-export function fromPostgres (url: string, max = 10, prepare = true): Database {
+/** `socket`: a Unix socket to connect to instead of the URL's host (the embedded database a server serves) */
+export function fromPostgres (url: string, max = 10, prepare = true, socket?: string): Database {
   const sql = preparingClient(postgres(url, {
+    ...(socket ? { path: socket } : {}),
     max,
     prepare,
     onnotice: () => {},

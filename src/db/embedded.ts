@@ -1,0 +1,94 @@
+// The embedded database (PGlite in DATA_DIR/pglite) as a process opens it: the one that takes the lock
+// owns it (src/db/embedded-lock.ts), a server also serves it on a Unix socket
+// (src/db/embedded-socket.ts), and a command that finds a server owning it goes through that socket,
+// so that what it writes is the server's data at once. Anything else is refused with one line.
+import { createHash } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { hostname, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createDatabase, fromPostgres, type Database } from './client.ts'
+import { heldMessage, takeEmbeddedLock, type LockHolder } from './embedded-lock.ts'
+import { serveEmbedded } from './embedded-socket.ts'
+import { migrateDatabase, SOCKET_URL } from './migrate.ts'
+import { EmbeddedDatabaseInUse } from '../errors.ts'
+
+export interface EmbeddedOptions {
+  dataDir: string
+  /** a server serves the database on a socket; a command may go through a server's */
+  role: 'server' | 'command'
+  /** what this process is, for the line a second one prints: "a server", "npm run promo" */
+  name: string
+  /** a command that may work through a server's socket (a report worker may not: it would hold the server's one session) */
+  throughServer?: boolean
+  /** a client of the socket failed (logged by a server) */
+  onSocketError?: (err: Error) => void
+}
+
+/**
+ * DATA_DIR/pglite.sock, unless that path is longer than a Unix socket's name may be (about 104
+ * bytes on macOS, 108 on Linux): then a name in the temporary directory derived from DATA_DIR.
+ * The lock file records which, and commands read it from there.
+ */
+export function socketPathFor (dataDir: string): string {
+  const path = join(dataDir, 'pglite.sock')
+  if (Buffer.byteLength(path) <= 100) return path
+  return join(tmpdir(), `pir-pglite-${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}.sock`)
+}
+
+/** nothing listens on the socket: the error, or one it wraps (drizzle wraps the driver's), says so */
+function noAnswer (err: unknown): boolean {
+  for (let e = err as { code?: string, cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e.code === 'ECONNREFUSED' || e.code === 'ENOENT') return true
+  }
+  return false
+}
+
+/** a command's connection through the server's socket; null when nothing answers there */
+async function throughSocket (socket: string): Promise<Database | null> {
+  try {
+    await migrateDatabase({ socket })
+  } catch (err) {
+    if (noAnswer(err)) return null
+    throw err
+  }
+  // one connection: the server has one session to lend; unnamed statements leave nothing behind in it
+  return fromPostgres(SOCKET_URL, 1, false, socket)
+}
+
+export async function openEmbedded (opts: EmbeddedOptions): Promise<Database> {
+  mkdirSync(opts.dataDir, { recursive: true })
+  const socket = socketPathFor(opts.dataDir)
+  const taken = takeEmbeddedLock(opts.dataDir, opts.role === 'server' ? { role: 'server', name: opts.name, socket } : { role: 'command', name: opts.name })
+  if ('heldBy' in taken) {
+    const h: LockHolder = taken.heldBy
+    if (opts.role === 'command' && opts.throughServer !== false && h.role === 'server' && h.socket && h.host === hostname()) {
+      const database = await throughSocket(h.socket)
+      if (database) return database
+      throw new EmbeddedDatabaseInUse(heldMessage(opts.dataDir, h, taken.path, true))
+    }
+    throw new EmbeddedDatabaseInUse(heldMessage(opts.dataDir, h, taken.path))
+  }
+  const { lock } = taken
+  let database: Database | undefined
+  try {
+    database = await createDatabase({ dataDir: opts.dataDir })
+    const pglite = database.pglite!
+    // served before the migrations: a command started meanwhile waits for them instead of being refused
+    const served = opts.role === 'server' ? await serveEmbedded(pglite, socket, { onError: opts.onSocketError }) : null
+    const close = database.close
+    database.close = async () => {
+      try {
+        await served?.close()
+        await close()
+      } finally {
+        lock.release()
+      }
+    }
+    await migrateDatabase({ pglite })
+    return database
+  } catch (err) {
+    if (database) await database.close()
+    else lock.release()
+    throw err
+  }
+}
