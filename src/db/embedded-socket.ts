@@ -17,7 +17,7 @@
 // which lets the server's queries run inside a client's transaction, and it pins one exact PGlite
 // version (docs/decisions.md, One process owns the embedded database).
 import { createServer, type Socket } from 'node:net'
-import { unlinkSync } from 'node:fs'
+import { chmodSync, unlinkSync } from 'node:fs'
 import type { PGlite } from '@electric-sql/pglite'
 
 /** the start of a startup-phase request that is not a startup message (protocol 3.0's special codes) */
@@ -188,6 +188,8 @@ export async function serveEmbedded (pg: PGlite, path: string, opts: ServeOption
       resolve()
     })
   })
+  // connecting needs write permission on the socket file: this user's commands only, whatever the umask
+  chmodSync(path, 0o600)
   server.on('error', (err) => opts.onError?.(err))
 
   return {

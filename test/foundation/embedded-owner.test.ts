@@ -6,7 +6,7 @@
 // mid-transaction is rolled back, and its NOTIFYs reach the server's listeners.
 import t from '../tap.ts'
 import { spawnSync } from 'node:child_process'
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
@@ -123,6 +123,7 @@ t.test('the socket: a client and the server\'s own queries never share a transac
   const count = async (where: string) => (await pg.query<{ n: number }>(`select count(*)::int as n from t where ${where}`)).rows[0].n
 
   t.same(await sql`select 1 + ${2}::int as n`, [{ n: 3 }], 'a query through the socket')
+  t.equal(statSync(socket).mode & 0o777, 0o600, 'only this user may connect')
 
   // the client's transaction rolls back while the server writes: the server's rows stay
   let clientInTx: () => void
