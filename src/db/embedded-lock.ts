@@ -122,7 +122,7 @@ export function heldMessage (dataDir: string, h: LockHolder, path: string, silen
   const who = `${h.name} (pid ${h.pid}${h.host === hostname() ? '' : ` on ${h.host}`})`
   const folder = join(dataDir, 'pglite')
   const remedy = silent
-    ? `it does not answer on ${h.socket} yet: try again once it has started`
+    ? `it does not answer on ${h.socket} (still starting?): try again, or stop it first`
     : h.host === hostname()
       ? `stop it first${h.role === 'command' ? ' or wait for it to finish' : ''}, or set DATABASE_URL to a PostgreSQL database`
       : 'stop it'

@@ -20,8 +20,8 @@ export interface EmbeddedOptions {
   name: string
   /** a command that may work through a server's socket (a report worker may not: it would hold the server's one session) */
   throughServer?: boolean
-  /** a client of the socket failed (logged by a server) */
-  onSocketError?: (err: Error) => void
+  /** the socket could not be served, or a client of it failed (a server logs it as a warning) */
+  warn?: (err: Error, message: string) => void
 }
 
 /**
@@ -55,6 +55,19 @@ async function throughSocket (socket: string): Promise<Database | null> {
   return fromPostgres(SOCKET_URL, 1, false, socket)
 }
 
+/**
+ * A folder where a socket cannot be made (some mounted or network filesystems) costs the commands
+ * their way through this server, not the server its start: they are refused while it runs.
+ */
+async function serve (pglite: NonNullable<Database['pglite']>, socket: string, warn: EmbeddedOptions['warn']) {
+  try {
+    return await serveEmbedded(pglite, socket, { onError: (err) => warn?.(err, 'embedded database socket: a client failed') })
+  } catch (err) {
+    warn?.(err as Error, `embedded database not served on ${socket}: commands are refused while this server runs`)
+    return null
+  }
+}
+
 export async function openEmbedded (opts: EmbeddedOptions): Promise<Database> {
   mkdirSync(opts.dataDir, { recursive: true })
   const socket = socketPathFor(opts.dataDir)
@@ -74,7 +87,7 @@ export async function openEmbedded (opts: EmbeddedOptions): Promise<Database> {
     database = await createDatabase({ dataDir: opts.dataDir })
     const pglite = database.pglite!
     // served before the migrations: a command started meanwhile waits for them instead of being refused
-    const served = opts.role === 'server' ? await serveEmbedded(pglite, socket, { onError: opts.onSocketError }) : null
+    const served = opts.role === 'server' ? await serve(pglite, socket, opts.warn) : null
     const close = database.close
     database.close = async () => {
       try {

@@ -40,7 +40,7 @@ async function dbPlugin (app: FastifyInstance, opts: DbPluginOptions) {
   const owned = !opts.database
   const database = opts.database ?? await openDatabase({
     ...opts,
-    embedded: { role: 'server', name: 'a server', onSocketError: (err) => app.log.warn({ err }, 'embedded database socket: a client failed') }
+    embedded: { role: 'server', name: 'a server', warn: (err, message) => app.log.warn({ err }, message) }
   })
   app.decorate('database', database)
   app.decorate('db', database.db)

@@ -100,6 +100,14 @@ t.test('a command holding the lock: another refuses with one line; a dead one\'s
     `or set DATABASE_URL to a PostgreSQL database (lock file ${path}, to delete only if that process is not running)`)
   t.equal(readFileSync(path, 'utf8').includes(`"pid":${process.pid}`), true, 'the holder keeps its lock')
 
+  // a live server whose socket does not answer (still starting): refused, not hung
+  const nowhere = join(dir, 'nothing-here.sock')
+  writeFileSync(path, JSON.stringify({ pid: process.pid, host: hostname(), role: 'server', name: 'a server', socket: nowhere }))
+  const silent = await run('src/cli/promo.ts', ['list'], env)
+  t.equal(silent.code, 1)
+  t.match(silent.stderr.trim(), ONE_LINE)
+  t.match(silent.stderr, `is in use by a server (pid ${process.pid}): it does not answer on ${nowhere} (still starting?): try again, or stop it first`)
+
   writeFileSync(path, JSON.stringify({ pid: deadPid(), host: hostname(), role: 'command', name: 'npm run import' }))
   const listed = await run('src/cli/promo.ts', ['list'], env)
   t.equal(listed.code, 0, listed.stderr)
