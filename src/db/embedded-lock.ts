@@ -115,16 +115,15 @@ function ownLock (path: string, body: string): EmbeddedLock {
 }
 
 /**
- * The one line a second process prints when the embedded database is taken. `silent`: the holder is
- * a server whose socket did not answer (it is still starting, or stuck).
+ * The one line a second process prints when the embedded database is taken; `why` replaces the
+ * usual remedy when the holder is a server that did not let a command in.
  */
-export function heldMessage (dataDir: string, h: LockHolder, path: string, silent = false): string {
+export function heldMessage (dataDir: string, h: LockHolder, path: string, why?: string): string {
   const who = `${h.name} (pid ${h.pid}${h.host === hostname() ? '' : ` on ${h.host}`})`
   const folder = join(dataDir, 'pglite')
-  const remedy = silent
-    ? `it does not answer on ${h.socket} (still starting?): try again, or stop it first`
-    : h.host === hostname()
-      ? `stop it first${h.role === 'command' ? ' or wait for it to finish' : ''}, or set DATABASE_URL to a PostgreSQL database`
-      : 'stop it'
+  const here = h.host === hostname()
+  const remedy = why ?? (here
+    ? `stop it first${h.role === 'command' ? ' or wait for it to finish' : ''}, or set DATABASE_URL to a PostgreSQL database`
+    : 'stop it')
   return `the embedded database ${folder} is in use by ${who}: ${remedy} (lock file ${path}, to delete only if that process is not running)`
 }

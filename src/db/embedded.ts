@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createDatabase, fromPostgres, type Database } from './client.ts'
+import { createDatabase, fromPostgres, SOCKET_CONNECT_TIMEOUT_S, type Database } from './client.ts'
 import { heldMessage, takeEmbeddedLock, type LockHolder } from './embedded-lock.ts'
 import { serveEmbedded } from './embedded-socket.ts'
 import { migrateDatabase, SOCKET_URL } from './migrate.ts'
@@ -35,20 +35,22 @@ export function socketPathFor (dataDir: string): string {
   return join(tmpdir(), `pir-pglite-${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}.sock`)
 }
 
-/** nothing listens on the socket: the error, or one it wraps (drizzle wraps the driver's), says so */
-function noAnswer (err: unknown): boolean {
+/** the code of the error, or of one it wraps (drizzle wraps the driver's) */
+function codeOf (err: unknown): string | undefined {
   for (let e = err as { code?: string, cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    if (e.code === 'ECONNREFUSED' || e.code === 'ENOENT') return true
+    if (e.code) return e.code
   }
-  return false
+  return undefined
 }
 
 /** a command's connection through the server's socket; null when nothing answers there */
-async function throughSocket (socket: string): Promise<Database | null> {
+async function throughSocket (socket: string, busy: () => string): Promise<Database | null> {
   try {
     await migrateDatabase({ socket })
   } catch (err) {
-    if (noAnswer(err)) return null
+    const code = codeOf(err)
+    if (code === 'ECONNREFUSED' || code === 'ENOENT') return null
+    if (code === 'CONNECT_TIMEOUT') throw new EmbeddedDatabaseInUse(busy())
     throw err
   }
   // one connection: the server has one session to lend; unnamed statements leave nothing behind in it
@@ -75,9 +77,11 @@ export async function openEmbedded (opts: EmbeddedOptions): Promise<Database> {
   if ('heldBy' in taken) {
     const h: LockHolder = taken.heldBy
     if (opts.role === 'command' && opts.throughServer !== false && h.role === 'server' && h.socket && h.host === hostname()) {
-      const database = await throughSocket(h.socket)
+      const busy = () => heldMessage(opts.dataDir, h, taken.path,
+        `it did not let this command in within ${SOCKET_CONNECT_TIMEOUT_S} s (busy with a long transaction, such as the demo import at a first start): try again`)
+      const database = await throughSocket(h.socket, busy)
       if (database) return database
-      throw new EmbeddedDatabaseInUse(heldMessage(opts.dataDir, h, taken.path, true))
+      throw new EmbeddedDatabaseInUse(heldMessage(opts.dataDir, h, taken.path, `it does not answer on ${h.socket} (still starting?): try again, or stop it first`))
     }
     throw new EmbeddedDatabaseInUse(heldMessage(opts.dataDir, h, taken.path))
   }

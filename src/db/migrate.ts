@@ -7,7 +7,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import type { PGlite } from '@electric-sql/pglite'
 import postgres from 'postgres'
-import type { Database } from './client.ts'
+import { SOCKET_CONNECT_TIMEOUT_S, type Database } from './client.ts'
 import { fromPackageRoot } from '../package-root.ts'
 
 /** the advisory lock key migrations hold: any bigint of our own; ends with the connection */
@@ -28,7 +28,7 @@ export async function migrateDatabase (target: { url: string } | { pglite: PGlit
     // The embedded database through the server that owns it (src/db/embedded-socket.ts): one
     // session, which the migrations' transaction holds against everyone else. An advisory lock would
     // be the server's session's, and outlive this connection.
-    const sql = postgres(SOCKET_URL, { path: target.socket, max: 1, prepare: false, onnotice: () => {} })
+    const sql = postgres(SOCKET_URL, { path: target.socket, max: 1, prepare: false, connect_timeout: SOCKET_CONNECT_TIMEOUT_S, onnotice: () => {} })
     try {
       await migratePostgres(drizzlePostgres(sql), { migrationsFolder })
     } finally {
