@@ -35,6 +35,8 @@ export const serviceUnavailable = (what = 'service unavailable') => new ServiceU
 
 /** the environment or a file it names is invalid: the process does not start (message for the operator) */
 export const ConfigError = createError<[string]>(`${ERR_PREFIX}_CONFIG`, '%s')
+/** another process owns the embedded database (message for the operator: who, and what to do) */
+export const EmbeddedDatabaseInUse = createError<[string]>(`${ERR_PREFIX}_DATABASE_IN_USE`, '%s')
 /** the data changed under an import (a concurrent writer): nothing was written */
 export const IngestConflictError = createError<[string, { cause: unknown }?]>(`${ERR_PREFIX}_INGEST_CONFLICT`, '%s', 409)
 /** a promo code that cannot be redeemed: rolls back the transaction that tried */

@@ -1,7 +1,7 @@
 // Entry point: config -> buildApp -> listen (HTTPS with HTTP/2 and HTTP/1.1 by ALPN), close-with-grace.
 import closeWithGrace from 'close-with-grace'
 import { loadConfig, type Config } from './config.ts'
-import { ConfigError } from './errors.ts'
+import { ConfigError, EmbeddedDatabaseInUse } from './errors.ts'
 import { loadTls, type TlsMaterial } from './tls.ts'
 import type { MetricsListener } from './startup.ts'
 
@@ -31,8 +31,9 @@ const app = await buildApp(config, {
     ...terminalLogging({ level: config.logLevel, production: config.production, isTTY: process.stdout.isTTY })
   }
 }).catch((err: unknown) => {
-  // a database that cannot be reached is one line naming DATABASE_URL, not a driver's stack trace
-  const line = databaseOpenError(err, config.databaseUrl)
+  // another process owns the embedded database, or the database does not answer: one line saying
+  // which, as for a wrong setting, not a driver's stack trace
+  const line = err instanceof EmbeddedDatabaseInUse ? err.message : databaseOpenError(err, config.databaseUrl)
   if (line === null) throw err
   console.error(line)
   process.exit(1)

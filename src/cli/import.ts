@@ -30,7 +30,7 @@ const { ConfigError } = await import('../errors.ts')
 let config
 try { config = loadConfig() } catch (err) { fail(err instanceof ConfigError ? err.message : String(err)) }
 // the database and ingest modules, once the configuration is known to be good
-const { openDatabase } = await import('../plugins/db.ts')
+const { openForCommand } = await import('./open-database.ts')
 const { createIngestService } = await import('../services/ingest/index.ts')
 const { progressLine, summaryText } = await import('./import-report.ts')
 
@@ -56,7 +56,7 @@ function progress (p: ImportProgress) {
   process.stderr.write(`\r${progressLine(p, linesBefore + p.line, elapsed(), width).padEnd(width - 1)}`)
 }
 
-const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, prepare: config.databasePrepare })
+const database = await openForCommand(config, 'npm run import')
 let exitCode = 0
 try {
   const ingest = createIngestService({ database })

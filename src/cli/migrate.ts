@@ -11,13 +11,8 @@ try {
   console.error(err instanceof ConfigError ? err.message : err)
   process.exit(1)
 }
-const { openDatabase } = await import('../plugins/db.ts')
-const { databaseOpenError } = await import('../db/connection-error.ts')
-try {
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, prepare: config.databasePrepare })
-  await database.close()
-  console.log(`migrations applied to ${config.databaseUrl ? 'PostgreSQL' : 'the embedded database'}`)
-} catch (err) {
-  console.error(databaseOpenError(err, config.databaseUrl) ?? err)
-  process.exit(1)
-}
+// while a server owns the embedded database this goes through it (src/cli/open-database.ts)
+const { openForCommand } = await import('./open-database.ts')
+const database = await openForCommand(config, 'npm run db:migrate')
+await database.close()
+console.log(`migrations applied to ${config.databaseUrl ? 'PostgreSQL' : 'the embedded database'}`)

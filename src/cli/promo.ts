@@ -48,9 +48,10 @@ const { ConfigError } = await import('../errors.ts')
 let config
 try { config = loadConfig() } catch (err) { fail(err instanceof ConfigError ? err.message : String(err)) }
 // the database modules, once the configuration is known to be good
-const { openDatabase } = await import('../plugins/db.ts')
+const { openForCommand } = await import('./open-database.ts')
 const { createPromocodeService } = await import('../services/billing/promocodes.ts')
-const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, prepare: config.databasePrepare })
+// while a server owns the embedded database this goes through it: a code created here works there at once
+const database = await openForCommand(config, 'npm run promo')
 const promos = createPromocodeService({ db: database.db })
 try {
   if (promo) {

@@ -4,8 +4,7 @@ import closeWithGrace from 'close-with-grace'
 import pino from 'pino'
 import { loadConfig, type Config } from '../config.ts'
 import { ConfigError } from '../errors.ts'
-import { openDatabase } from '../plugins/db.ts'
-import { databaseOpenError } from '../db/connection-error.ts'
+import { openForCommand } from './open-database.ts'
 import { FAILED_QUEUE, GENERATE_QUEUE, startQueue } from '../jobs/queue.ts'
 import { startWorkers } from '../jobs/worker.ts'
 import { createReportGenerator } from '../services/reports/generation.ts'
@@ -20,13 +19,9 @@ try {
   process.exit(1)
 }
 const log = pino({ level: config.logLevel === 'silent' ? 'silent' : config.logLevel })
-const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, prepare: config.databasePrepare }).catch((err: unknown) => {
-  // a database that cannot be reached is one line naming DATABASE_URL, not a driver's stack trace
-  const line = databaseOpenError(err, config.databaseUrl)
-  if (line === null) throw err
-  console.error(line)
-  process.exit(1)
-})
+// never through a server's socket: that server runs report jobs itself (WORKERS), and a worker's
+// polling would queue behind, and hold up, the server's own use of the one session it lends
+const database = await openForCommand(config, 'npm run worker', { throughServer: false })
 const boss = await startQueue(database, config.queue, log)
 const count = Math.max(1, config.workers)
 // METRICS_PORT: this worker's job durations, the queue depth and the database, on HOST:METRICS_PORT

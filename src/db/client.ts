@@ -90,14 +90,23 @@ export function isDatabaseDown (err: unknown): boolean {
   return false
 }
 
-export function fromPostgres (url: string, max = 10, prepare = true): Database {
+/**
+ * Seconds a command's connection to the embedded database a server serves on its socket may wait
+ * to be let in: the server lets it in between its own transactions, and the longest of those, the
+ * demo import at a first start, takes tens of seconds.
+ */
+export const SOCKET_CONNECT_TIMEOUT_S = 90
+
+/** `socket`: a Unix socket to connect to instead of the URL's host (the embedded database a server serves) */
+export function fromPostgres (url: string, max = 10, prepare = true, socket?: string): Database {
   const sql = preparingClient(postgres(url, {
+    ...(socket ? { path: socket } : {}),
     max,
     prepare,
     onnotice: () => {},
     // a dead server must surface as an error quickly, not as a hung request: an unreachable host
     // gives up after 3 s (+ at most the reconnect delay), inside the 5 s a request may wait
-    connect_timeout: 3,
+    connect_timeout: socket ? SOCKET_CONNECT_TIMEOUT_S : 3,
     idle_timeout: 60,
     backoff: reconnectDelay
   }))

@@ -7,18 +7,33 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import type { PGlite } from '@electric-sql/pglite'
 import postgres from 'postgres'
-import type { Database } from './client.ts'
+import { SOCKET_CONNECT_TIMEOUT_S, type Database } from './client.ts'
 import { fromPackageRoot } from '../package-root.ts'
 
 /** the advisory lock key migrations hold: any bigint of our own; ends with the connection */
 const MIGRATION_LOCK = 7_412_310_001
 
+/** the user and database of PGlite's one backend, as a URL for a client connecting on its socket */
+export const SOCKET_URL = 'postgres://postgres@localhost/postgres'
+
 export const migrationsFolder = fromPackageRoot('drizzle')
 
-export async function migrateDatabase (target: { url: string } | { pglite: PGlite }): Promise<void> {
+export async function migrateDatabase (target: { url: string } | { pglite: PGlite } | { socket: string }): Promise<void> {
   if ('pglite' in target) {
     // PGlite has one connection; migrations run on it before anything else uses it.
     await migratePglite(drizzlePglite(target.pglite), { migrationsFolder })
+    return
+  }
+  if ('socket' in target) {
+    // The embedded database through the server that owns it (src/db/embedded-socket.ts): one
+    // session, which the migrations' transaction holds against everyone else. An advisory lock would
+    // be the server's session's, and outlive this connection.
+    const sql = postgres(SOCKET_URL, { path: target.socket, max: 1, prepare: false, connect_timeout: SOCKET_CONNECT_TIMEOUT_S, onnotice: () => {} })
+    try {
+      await migratePostgres(drizzlePostgres(sql), { migrationsFolder })
+    } finally {
+      await sql.end({ timeout: 5 })
+    }
     return
   }
   // Instances started together on an unmigrated database would each run the migrations and all but

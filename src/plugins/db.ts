@@ -1,8 +1,10 @@
 // The database: created from config (and migrated) unless the caller hands one in (tests, CLIs).
+// A server that opens the embedded database owns it and serves it to commands (src/db/embedded.ts).
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { createDatabase, type Database, type Db } from '../db/client.ts'
 import { migrateDatabase } from '../db/migrate.ts'
+import { openEmbedded, type EmbeddedOptions } from '../db/embedded.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -18,19 +20,28 @@ export interface DbPluginOptions {
   prepare: boolean
 }
 
-export async function openDatabase (opts: { url: string, dataDir: string, prepare: boolean }): Promise<Database> {
+export interface OpenOptions {
+  url: string
+  dataDir: string
+  prepare: boolean
+  /** the embedded database: who opens it (src/db/embedded.ts); a command, unless a server says so */
+  embedded?: Omit<EmbeddedOptions, 'dataDir'>
+}
+
+export async function openDatabase (opts: OpenOptions): Promise<Database> {
   if (opts.url) {
     await migrateDatabase({ url: opts.url })
     return await createDatabase({ url: opts.url, prepare: opts.prepare })
   }
-  const database = await createDatabase({ dataDir: opts.dataDir })
-  await migrateDatabase({ pglite: database.pglite! })
-  return database
+  return await openEmbedded({ dataDir: opts.dataDir, ...(opts.embedded ?? { role: 'command', name: 'a command' }) })
 }
 
 async function dbPlugin (app: FastifyInstance, opts: DbPluginOptions) {
   const owned = !opts.database
-  const database = opts.database ?? await openDatabase(opts)
+  const database = opts.database ?? await openDatabase({
+    ...opts,
+    embedded: { role: 'server', name: 'a server', warn: (err, message) => app.log.warn({ err }, message) }
+  })
   app.decorate('database', database)
   app.decorate('db', database.db)
   if (owned) app.addHook('onClose', async () => { await database.close() })

@@ -1,7 +1,8 @@
-// Server processes: src/server.ts started as in production, npm run tokens.
+// Server processes: src/server.ts started as in production, the embedded database owned by one of them, npm run tokens.
 import { runGroup } from '../group.ts'
 
 await runGroup([
   'foundation/server.test.ts',
+  'foundation/embedded-owner.test.ts',
   'deploy/tokens.test.ts'
 ])
