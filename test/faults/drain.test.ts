@@ -5,20 +5,15 @@
 // readiness says 503 while every request is still served, the stream stays open until the listener
 // closes and then ends with a whole response, the process exits 0, and not one request of the load
 // fails (no reset, no refused connection, no 5xx).
-import { readFileSync } from 'node:fs'
+
 import { Agent, request, type IncomingHttpHeaders } from 'node:http'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { childDatabase } from '../foundation/support.ts'
-import { call, signedInOn, startServer } from '../peers/server-process.ts'
 import { until } from '../peers/wait.ts'
 import { rawStream } from '../streams/client.ts'
-import { errorLines } from './support.ts'
+import { errorLines, serverWithReport } from './support.ts'
 
 const READY_DELAY_S = 2
 const CLIENTS = 6
-const INGEST_TOKEN = 'drain-ingest-token-0123456789abcdefgh'
-const fixture = readFileSync(fileURLToPath(new URL('../fixtures/ingest-valid.ndjson', import.meta.url)))
 
 interface Answer { status: number, headers: IncomingHttpHeaders, reusedSocket: boolean, body: string }
 interface Outcome { path: string, start: number, status: number, reusedSocket: boolean, error?: string }
@@ -41,20 +36,7 @@ function get (url: string, headers: Record<string, string>, agent: Agent | false
 }
 
 t.test('SIGTERM with a ready delay: the balancer leaves on readiness 503, no request of the load fails', async (t) => {
-  const db = await childDatabase(t)
-  const server = await startServer(t, {
-    DATABASE_URL: db.url, WORKERS: '0', INGEST_TOKEN, SHUTDOWN_READY_DELAY_S: String(READY_DELAY_S)
-  })
-  t.teardown(() => { if (!t.passing()) t.comment(`server log (end):\n${server.output().slice(-20_000)}`) })
-  const logs = () => server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine)
-  const imported = await fetch(`${server.url}/api/v1/ingest`, {
-    method: 'POST', headers: { authorization: `Bearer ${INGEST_TOKEN}`, 'content-type': 'application/x-ndjson' }, body: new Uint8Array(fixture)
-  })
-  t.equal(imported.status, 200, 'profile data imported')
-  const user = await signedInOn(server, 'drain')
-  const created = await call(server, 'POST', '/report', user.auth, { profiles: [{ source: 'ig', username: 'jdoe' }] })
-  t.equal(created.status, 201)
-  const id = created.json.id as string
+  const { server, logs, user, id } = await serverWithReport<LogLine>(t, 'drain', { WORKERS: '0', SHUTDOWN_READY_DELAY_S: String(READY_DELAY_S) })
   const raw = await rawStream(`${server.url}/api/v1/sse/${id}`, user.auth)
   t.teardown(() => raw.abort())
   await raw.waitForText((text) => text.includes('event: status'), 'the draft state')

@@ -1,42 +1,23 @@
-// Issue 8, faults: SIGTERM under load. The service runs as `npm start` runs it (its own process,
+// Faults: SIGTERM under load. The service runs as `npm start` runs it (its own process,
 // `src/server.ts`, one report worker), on the suite's database (embedded PGlite in its data
 // directory, or a PostgreSQL database of its own). While clients keep sending requests over
 // keep-alive connections, SSE streams are open and an upload is half sent, it gets SIGTERM: the
 // upload still completes (200), every request the server took is answered, the streams end cleanly
-// (whole responses, EventSource reconnects), and the process exits 0 within 10 s, the issue's bound.
+// (whole responses, EventSource reconnects), and the process exits 0 within 10 s.
 import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
 import { Agent, request, type IncomingMessage } from 'node:http'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { childDatabase } from '../foundation/support.ts'
-import { call, signedInOn, startServer } from '../peers/server-process.ts'
 import { until } from '../peers/wait.ts'
 import { openEventSource, rawStream } from '../streams/client.ts'
-import { brief, errorLines, steadyLoad } from './support.ts'
+import { brief, errorLines, fixture, INGEST_TOKEN, serverWithReport, steadyLoad } from './support.ts'
 
-/** issue 8: the process is gone this long after SIGTERM at the latest */
+/** the process is gone this long after SIGTERM at the latest */
 const EXIT_LIMIT_MS = 10_000
-
-const INGEST_TOKEN = 'sigterm-ingest-token-0123456789abcdef'
-const fixture = readFileSync(fileURLToPath(new URL('../fixtures/ingest-valid.ndjson', import.meta.url)))
 
 interface LogLine { msg?: string, reqId?: string, req?: { url: string }, res?: { statusCode: number }, level: number }
 
 t.test('SIGTERM under load: in-flight requests finish, streams end cleanly, exit 0 within 10 s', async (t) => {
-  const db = await childDatabase(t)
-  const server = await startServer(t, { DATABASE_URL: db.url, WORKERS: '1', INGEST_TOKEN, SIGNUP_FREE_REPORTS: '3' })
-  t.teardown(() => { if (!t.passing()) t.comment(`server log (end):\n${server.output().slice(-20_000)}`) })
-  const logs = () => server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine)
-  const imported = await fetch(`${server.url}/api/v1/ingest`, {
-    method: 'POST', headers: { authorization: `Bearer ${INGEST_TOKEN}`, 'content-type': 'application/x-ndjson' }, body: new Uint8Array(fixture)
-  })
-  t.equal(imported.status, 200, 'profile data imported')
-
-  const user = await signedInOn(server, 'sigterm')
-  const created = await call(server, 'POST', '/report', user.auth, { profiles: [{ source: 'ig', username: 'jdoe' }] })
-  t.equal(created.status, 201)
-  const id = created.json.id as string
+  const { server, logs, user, id } = await serverWithReport<LogLine>(t, 'sigterm', { WORKERS: '1', SIGNUP_FREE_REPORTS: '3' })
   const sse = `${server.url}/api/v1/sse/${id}`
   const clients = [openEventSource(sse, user.auth), openEventSource(sse, { cookie: user.cookie })]
   t.teardown(() => { for (const c of clients) c.close() })

@@ -1,9 +1,13 @@
 // Shared by the fault tests (not a test file itself): steady request load against a server process
 // with every outcome recorded, and a table lock that stops a report worker in the middle of a report.
 import postgres from 'postgres'
-import { call } from '../peers/server-process.ts'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { childDatabase } from '../foundation/support.ts'
+import { call, signedInOn, startServer } from '../peers/server-process.ts'
 
 import type { Tap } from '../helper.ts'
+import type { Test } from '../tap.ts'
 
 /** a request of the load: a GET of a path, or another method with a JSON body */
 export type LoadRequest = string | { method: string, path: string, body: unknown }
@@ -90,3 +94,26 @@ export const brief = (o: Outcome): string =>
 
 /** the largest of some numbers (0 for none), for figures in assertion messages */
 export const most = (xs: number[]): number => xs.reduce((a, b) => Math.max(a, b), 0)
+
+export const INGEST_TOKEN = 'faults-ingest-token-0123456789abcdefgh'
+export const fixture = readFileSync(fileURLToPath(new URL('../fixtures/ingest-valid.ndjson', import.meta.url)))
+
+/**
+ * What a process-level fault test starts from: `src/server.ts` in a process of its own on a database
+ * of its own (with `env` on top), the ingest fixture imported, a signed-in user and a draft report.
+ * `logs` reads the process's JSON log lines so far; its log is shown when the test fails.
+ */
+export async function serverWithReport<Line> (t: Test, prefix: string, env: Record<string, string>) {
+  const db = await childDatabase(t)
+  const server = await startServer(t, { DATABASE_URL: db.url, INGEST_TOKEN, ...env })
+  t.teardown(() => { if (!t.passing()) t.comment(`server log (end):\n${server.output().slice(-20_000)}`) })
+  const logs = () => server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Line)
+  const imported = await fetch(`${server.url}/api/v1/ingest`, {
+    method: 'POST', headers: { authorization: `Bearer ${INGEST_TOKEN}`, 'content-type': 'application/x-ndjson' }, body: new Uint8Array(fixture)
+  })
+  t.equal(imported.status, 200, 'profile data imported')
+  const user = await signedInOn(server, prefix)
+  const created = await call(server, 'POST', '/report', user.auth, { profiles: [{ source: 'ig', username: 'jdoe' }] })
+  t.equal(created.status, 201)
+  return { server, logs, user, id: created.json.id as string }
+}
