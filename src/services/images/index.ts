@@ -33,12 +33,12 @@ export interface ImageServiceOptions {
 }
 
 const DAY_MS = 24 * 3600_000
+const FAILURE_MS = 10 * 60_000
 
 // ingest's URL pattern lets through some text the URL parser refuses
 function hostOf (url: string): string {
   try { return new URL(url).host } catch { return '(not a URL)' }
 }
-const FAILURE_MS = 10 * 60_000
 
 export function createImageService (opts: ImageServiceOptions) {
   const { database, fetch, log } = opts
