@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'drizzle/', '.data/', 'coverage/', '.tap/', 'test/artifacts/', 'bench/results/', 'dist/', '.cache/', 'client/src/schema.d.ts'] },
+  { ignores: ['node_modules/', 'drizzle/', '.data/', 'coverage/', '.tap/', 'test/artifacts/', 'bench/results/', 'dist/', '.cache/', 'client/src/schema.d.ts', 'client/dist/'] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -9,12 +9,24 @@ import type { paths } from './schema.d.ts'
 export interface ApiClientOptions {
   /** the service's origin, e.g. https://pir.example (the paths carry /api/v1) */
   baseUrl: string
-  /** a JWT already held (from an earlier sign-in or refresh) */
-  token?: string
-  fetch?: typeof fetch
+  /**
+   * the Bearer token sent on every call: a JWT already held (from an earlier sign-in or refresh), or
+   * any other credential the service accepts as `Authorization: Bearer`
+   */
+  token?: string | undefined
+  fetch?: typeof fetch | undefined
 }
 
-export type SignInResult = paths['/api/v1/auth/signin']['post']['responses'][200]['content']['application/json']
+type SignInAnswer = paths['/api/v1/auth/signin']['post']['responses'][200]['content']['application/json']
+
+/**
+ * What signIn gives: `ok` tells success from refusal, and only a success has a token, so a caller
+ * must check `ok` before it can use one. A refusal is a wrong credential (answered 200 with the
+ * field it concerns) or an error answer (400, 429, ...), with its HTTP status.
+ */
+export type SignInResult =
+  | { ok: true, token: string, isNewUser: boolean }
+  | { ok: false, httpStatus: number, message: string, field: NonNullable<SignInAnswer['fieldError']>['field'] | undefined }
 
 const REFRESH = '/api/v1/auth/token/refresh'
 
@@ -24,7 +36,7 @@ export interface ApiClient {
   /** the JWT sent as `Authorization: Bearer` (undefined before sign-in) */
   readonly token: string | undefined
   setToken (token: string | undefined): void
-  /** POST /auth/signin with `token: true`; keeps the JWT on success */
+  /** POST /auth/signin with `token: true`; keeps the JWT on success. Throws only when no answer came. */
   signIn (email: string, password: string, remember?: boolean): Promise<SignInResult>
   /** POST /auth/token/refresh with the session cookie; keeps and returns the new JWT */
   refresh (): Promise<string>
@@ -46,7 +58,7 @@ export function createApiClient (opts: ApiClientOptions): ApiClient {
   let token = opts.token
   let sessionCookie: string | undefined
   const inBrowser = typeof document !== 'undefined'
-  const api = createClient<paths>({ baseUrl: opts.baseUrl, fetch: opts.fetch, credentials: 'include' })
+  const api = createClient<paths>({ baseUrl: opts.baseUrl, credentials: 'include', ...(opts.fetch ? { fetch: opts.fetch } : {}) })
   api.use({
     onRequest ({ request, schemaPath }) {
       if (schemaPath === REFRESH) {
@@ -69,10 +81,17 @@ export function createApiClient (opts: ApiClientOptions): ApiClient {
     get token () { return token },
     setToken (t) { token = t },
     async signIn (email, password, remember) {
-      const { data, error, response } = await api.POST('/api/v1/auth/signin', { body: { email, password, remember, token: true } })
-      if (!data) throw new ApiError(response.status, error)
-      if (data.status === 'success' && data.token) token = data.token
-      return data
+      const body = remember === undefined ? { email, password, token: true } : { email, password, remember, token: true }
+      const { data, error, response } = await api.POST('/api/v1/auth/signin', { body })
+      if (!data) {
+        const message = typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : `HTTP ${response.status}`
+        return { ok: false, httpStatus: response.status, message, field: undefined }
+      }
+      if (data.status !== 'success' || !data.token) {
+        return { ok: false, httpStatus: response.status, message: data.fieldError?.message ?? 'sign-in refused', field: data.fieldError?.field }
+      }
+      token = data.token
+      return { ok: true, token: data.token, isNewUser: data.isNewUser ?? false }
     },
     async refresh () {
       const { data, error, response } = await api.POST(REFRESH)

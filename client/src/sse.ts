@@ -17,15 +17,18 @@ export type ReportEvent =
   | { type: 'end', id: string | undefined, data: SseEnd }
 
 export interface FollowOptions {
-  /** the JWT, or a function giving the current one (called on each connect, e.g. after a refresh) */
+  /**
+   * the Bearer token (a JWT or any credential the service accepts as Bearer), or a function giving
+   * the current one (called on each connect, e.g. after a refresh)
+   */
   token: string | (() => string | Promise<string>)
   /** resume after this event id (the last one a previous follow returned) */
-  lastEventId?: string
-  signal?: AbortSignal
-  onEvent?: (event: ReportEvent) => void
+  lastEventId?: string | undefined
+  signal?: AbortSignal | undefined
+  onEvent?: ((event: ReportEvent) => void) | undefined
   /** connections after a drop before giving up (default 5); reset by each event received */
-  maxRetries?: number
-  fetch?: typeof fetch
+  maxRetries?: number | undefined
+  fetch?: typeof fetch | undefined
 }
 
 export interface FollowResult {
@@ -103,7 +106,7 @@ export async function followReport (baseUrl: string, reportId: string, opts: Fol
     if (lastEventId !== undefined) headers['last-event-id'] = lastEventId
     let res: Response | undefined
     try {
-      res = await doFetch(url, { headers, signal: opts.signal, cache: 'no-store' })
+      res = await doFetch(url, { headers, cache: 'no-store', ...(opts.signal ? { signal: opts.signal } : {}) })
     } catch (err) {
       if (opts.signal?.aborted) throw err
     }

@@ -38,8 +38,9 @@ t.ok(typesAgree.every(Boolean))
 
 t.test('sign in, create, generate, follow to done, read the report', async (t) => {
   const { client, result } = await signedInClient()
-  t.equal(result.status, 'success')
-  t.type(client.token, 'string', 'sign-in kept the JWT')
+  t.equal(result.ok, true)
+  t.equal(result.ok && result.token, client.token, 'sign-in kept the JWT it returned')
+  t.type(client.token, 'string')
 
   const id = await newReport(client)
   const gen = await client.api.POST('/api/v1/report/{id}/generate', { params: { path: { id } } })
@@ -78,6 +79,29 @@ t.test('refresh from the session cookie sign-in set; errors as ApiError', async 
   await t.rejects(followReport(base, '00000000-0000-4000-8000-000000000000', { token: 'not.a.jwt' }), { name: 'ApiError', status: 401 })
   const anonymous = createApiClient({ baseUrl: base })
   await t.rejects(anonymous.refresh(), { name: 'ApiError', status: 401 })
+})
+
+t.test('a refused sign-in is a result without a token, and the client keeps none', async (t) => {
+  const email = uniqueEmail('client-refused')
+  const up = await app.inject({ method: 'POST', url: '/api/v1/auth/signup', payload: { email, password: GOOD_PASSWORD, token: 'captcha' } })
+  t.equal(up.json().status, 'success')
+  const client = createApiClient({ baseUrl: base })
+  const wrong = await client.signIn(email, `${GOOD_PASSWORD}-wrong`)
+  t.same(wrong, { ok: false, httpStatus: 200, message: 'Wrong e-mail or password', field: 'password' })
+  t.equal(client.token, undefined)
+  // @ts-expect-error the token exists only once `ok` says the sign-in succeeded
+  t.equal(wrong.token, undefined)
+
+  // an error answer (here 404: a base URL the service does not serve) is a result too, not an exception
+  const elsewhere = createApiClient({ baseUrl: `${base}/elsewhere` })
+  const notFound = await elsewhere.signIn(email, GOOD_PASSWORD)
+  t.equal(notFound.ok, false)
+  if (!notFound.ok) {
+    t.equal(notFound.httpStatus, 404)
+    t.type(notFound.message, 'string')
+  }
+  t.equal(elsewhere.token, undefined)
+  t.equal(client.token, undefined)
 })
 
 t.test('a dropped stream resumes with Last-Event-ID: no event lost or repeated', async (t) => {

@@ -11,6 +11,7 @@ await runGroup([
   'images/outbound.test.ts',
   'images/images-api.test.ts',
   'client/client.test.ts',
+  'client/webhook.test.ts',
   'dashboard/client-config.test.ts',
   'dashboard/mailed-links.test.ts'
 ])
