@@ -72,17 +72,26 @@ t.test('a CLI reads .env from its working directory; the environment wins', asyn
   const dataDir = join(cwd, 'from-dotenv')
   writeFileSync(join(cwd, '.env'), `DATA_DIR=${dataDir}\nDATABASE_URL=${db.url}\nNODE_ENV=production\n`)
   const tsx = fileURLToPath(import.meta.resolve('tsx'))
-  const child = spawn(process.execPath, ['--import', tsx, join(ROOT, 'src/cli/migrate.ts')], {
-    cwd,
-    // NODE_ENV=test in the environment wins over the file's production (which would need secrets)
-    env: childEnv({ NODE_ENV: 'test' }),
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  let out = ''
-  child.stdout!.on('data', (d) => { out += d })
-  child.stderr!.on('data', (d) => { out += d })
-  const [code] = await once(child, 'exit')
-  t.equal(code, 0, out)
-  t.match(out, db.url ? /migrations applied to PostgreSQL/ : /migrations applied to the embedded database/, 'DATABASE_URL from .env')
-  t.ok(existsSync(dataDir), 'DATA_DIR from .env')
+  const run = async (cli: string, args: string[] = []) => {
+    const child = spawn(process.execPath, ['--import', tsx, join(ROOT, cli), ...args], {
+      cwd,
+      // NODE_ENV=test in the environment wins over the file's production (which would need secrets)
+      env: childEnv({ NODE_ENV: 'test' }),
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
+    let out = ''
+    child.stdout!.on('data', (d) => { out += d })
+    child.stderr!.on('data', (d) => { out += d })
+    const [code] = await once(child, 'exit')
+    return { code, out }
+  }
+  // the migration reads the database settings alone
+  const migrate = await run('src/cli/migrate.ts')
+  t.equal(migrate.code, 0, migrate.out)
+  t.match(migrate.out, db.url ? /migrations applied to PostgreSQL/ : /migrations applied to the embedded database/, 'DATABASE_URL from .env')
+  // promo reads the whole configuration: production would refuse it without secrets; in development
+  // it keeps generated ones in DATA_DIR
+  const promo = await run('src/cli/promo.ts', ['list'])
+  t.equal(promo.code, 0, `NODE_ENV from the environment, not production from .env: ${promo.out}`)
+  t.ok(existsSync(join(dataDir, 'secrets.json')), 'DATA_DIR from .env')
 })
