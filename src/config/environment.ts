@@ -18,6 +18,11 @@ export function withoutBlanks (source: Source): Record<string, string> {
   return data
 }
 
+// `NAME=` followed by spaces or tabs alone, made `NAME=` before Node parses the file: Node 22's and
+// 24's util.parseEnv read such a line's value from the next line (`PORT=   ` then `CAPTCHA=` gives
+// PORT the text `CAPTCHA=` and loses CAPTCHA), where Node 20 reads it as blank.
+const WHITESPACE_VALUE = /^(\s*(?:export\s+)?[\w.-]+\s*=)[ \t]+$/gm
+
 /**
  * The environment, with the `.env` file of the working directory (when there is one) filling what the
  * environment leaves unset: the environment wins, as with `node --env-file`. Node parses the file
@@ -34,7 +39,7 @@ export function environment (env: Source = process.env, file = join(process.cwd(
     if (code === 'ENOENT') return withoutBlanks(env)
     throw new ConfigError(`invalid configuration: ${file} cannot be read (${code})`)
   }
-  const { UV_THREADPOOL_SIZE: _ignored, ...fromFile } = parseDotEnv(text)
+  const { UV_THREADPOOL_SIZE: _ignored, ...fromFile } = parseDotEnv(text.replace(WHITESPACE_VALUE, '$1'))
   return { ...withoutBlanks(fromFile), ...withoutBlanks(env) }
 }
 
