@@ -1,4 +1,4 @@
-// The configuration: the environment (src/config/environment.ts, the only reader of process.env)
+// The configuration: the process's variables (read here alone) over `.env` (src/config/environment.ts),
 // checked against schemas/env.ts and the rules of src/config/, as a typed Config. Every problem
 // found is reported at once, a line each, so that an operator fixes them all in one round.
 import { join } from 'node:path'
@@ -6,12 +6,18 @@ import { EnvSchema, type Env } from '../schemas/env.ts'
 import { ConfigError } from './errors.ts'
 import { databaseSettings, DatabaseEnvSchema, type DatabaseConfig } from './config/database.ts'
 import { signingSecrets, type SigningSecrets } from './config/dev-secrets.ts'
-import { environment, type Source } from './config/environment.ts'
+import { withDotEnv, type Source } from './config/environment.ts'
 import { parseEnv } from './config/parse-env.ts'
 import { productionProblems } from './config/production.ts'
 import { checkFormats, checkLifetimes, checkStripe, list, metricsPortOf } from './config/well-formed.ts'
 
-export { environment, testDatabaseUrl } from './config/environment.ts'
+/** the process's variables over the working directory's `.env` (src/config/environment.ts) */
+export function environment (env: Source = process.env, file = join(process.cwd(), '.env')): Record<string, string> {
+  return withDotEnv(env, file)
+}
+
+// The test suite's database choice, read here so that nothing else touches process.env.
+export const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? ''
 export type { DatabaseConfig } from './config/database.ts'
 
 export interface Config {

@@ -1,7 +1,7 @@
 // The environment the configuration reads: the process's variables over the working directory's
-// `.env`, a blank value unset wherever it comes from. The only reader of process.env.
+// `.env`, a blank value unset wherever it comes from. src/config.ts hands it the process's variables
+// (it alone reads them); this file reads the `.env` file.
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { parseEnv as parseDotEnv } from 'node:util'
 import { ConfigError } from '../errors.ts'
 
@@ -30,7 +30,7 @@ const WHITESPACE_VALUE = /^(\s*(?:export\s+)?[\w.-]+\s*=)[ \t]+$/gm
  * set UV_THREADPOOL_SIZE: libuv has read it from the process's environment before this runs, and
  * the configuration sizes ARGON2_CONCURRENCY by the pool the process really has.
  */
-export function environment (env: Source = process.env, file = join(process.cwd(), '.env')): Record<string, string> {
+export function withDotEnv (env: Source, file: string): Record<string, string> {
   let text: string
   try {
     text = readFileSync(file, 'utf8')
@@ -42,6 +42,3 @@ export function environment (env: Source = process.env, file = join(process.cwd(
   const { UV_THREADPOOL_SIZE: _ignored, ...fromFile } = parseDotEnv(text.replace(WHITESPACE_VALUE, '$1'))
   return { ...withoutBlanks(fromFile), ...withoutBlanks(env) }
 }
-
-// The test suite's database choice, read here so that nothing else touches process.env.
-export const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? ''

@@ -9,7 +9,7 @@ interface EnvIssue { instancePath: string, message?: string }
 /**
  * The variables of `schema`, and what is wrong with them. A refused variable is left out and takes
  * its default, so that the checks after this one still see every other variable and the operator
- * learns every problem in one run. Only `source` is read: env-schema's own merge of process.env
+ * learns every problem in one run. Only `source` is read: env-schema's own merge of the process's variables
  * (`env: true`) would bring back the blank values `source` has dropped.
  */
 export function parseEnv<S extends TObject> (schema: S, source: Source): { env: Static<S>, problems: string[] } {
