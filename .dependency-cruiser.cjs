@@ -14,9 +14,12 @@ const CONCEPTS = {
   sessions: ['caches', 'limits'],
   billing: ['caches', 'limits'],
   accounts: ['sessions', 'billing', 'caches', 'limits'],
-  reports: ['accounts', 'billing', 'caches', 'limits'],
+  reports: ['accounts', 'billing', 'webhooks', 'caches', 'limits'],
   streams: ['reports', 'sessions', 'caches'],
-  images: ['outbound', 'caches', 'limits']
+  images: ['outbound', 'caches', 'limits'],
+  'api-keys': ['sessions', 'caches', 'limits'],
+  idempotency: [],
+  webhooks: ['outbound', 'caches', 'limits']
 }
 
 const names = Object.keys(CONCEPTS)

@@ -52,6 +52,11 @@ export const EnvSchema = Type.Object({
   METRICS_PORT: Type.String({ default: '' }),
   METRICS_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
   OUTBOUND_ALLOW_PRIVATE: OnOff('off'),
+  // seconds since a session last proved its owner within which a sensitive call is allowed
+  STEP_UP_MAX_AGE_S: Int(600, 10, 86400),
+  // seconds after the first attempt at which a webhook delivery is tried, comma-separated
+  WEBHOOK_RETRY_SCHEDULE: Type.String({ default: '0,5,300,1800,7200,18000,36000,36000' }),
+  WEBHOOK_ALLOW_PRIVATE: Type.Boolean({ default: false }),
   ARGON2_MEMORY_KIB: Int(19456, 1024),
   ARGON2_TIME_COST: Int(2, 1, 100),
   ARGON2_PARALLELISM: Int(1, 1, 16),
@@ -69,6 +74,7 @@ export const EnvSchema = Type.Object({
   RATE_LIMIT_REFRESH: Int(60, 1),
   RATE_LIMIT_PROMOCODE_USER: Int(10, 1),
   RATE_LIMIT_GLOBAL: Int(6000, 1),
+  RATE_LIMIT_API_KEY: Int(6000, 1),
   RATE_LIMIT_RESEND: Int(3, 1),
   RATE_LIMIT_AUTH_FAILURES_IP: Int(60, 1),
   RATE_LIMIT_LOCAL_KEYS: Int(100_000, 1000, 10_000_000)

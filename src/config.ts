@@ -9,7 +9,7 @@ import { signingSecrets, type SigningSecrets } from './config/dev-secrets.ts'
 import { withDotEnv, type Source } from './config/environment.ts'
 import { parseEnv } from './config/parse-env.ts'
 import { productionProblems } from './config/production.ts'
-import { checkFormats, checkLifetimes, checkStripe, list, metricsPortOf } from './config/well-formed.ts'
+import { checkFormats, checkLifetimes, checkStripe, list, metricsPortOf, retrySchedule } from './config/well-formed.ts'
 
 /** the process's variables over the working directory's `.env` (src/config/environment.ts) */
 export function environment (env: Source = process.env, file = join(process.cwd(), '.env')): Record<string, string> {
@@ -64,6 +64,14 @@ export interface Config {
   metricsHost: string
   /** outbound requests (profile images) may reach loopback and private addresses: tests only */
   outbound: { allowPrivate: boolean }
+  /** seconds since a session's last proof of its owner within which sensitive calls are allowed (STEP_UP_MAX_AGE_S) */
+  stepUpMaxAgeS: number
+  /**
+   * retryScheduleS: seconds after a delivery's creation at which each attempt is due (the first is
+   * usually 0); allowPrivate: endpoints may be http and resolve to loopback or private addresses
+   * (outside production always; in production with WEBHOOK_ALLOW_PRIVATE)
+   */
+  webhooks: { retryScheduleS: number[], allowPrivate: boolean }
   argon2: { memoryCost: number, timeCost: number, parallelism: number }
   /** argon2 jobs in libuv's thread pool at once (ARGON2_CONCURRENCY; default UV_THREADPOOL_SIZE - 1) */
   argon2Concurrency: number
@@ -72,6 +80,8 @@ export interface Config {
   rateLimits: {
     signinEmail: number, signinIp: number, signupIp: number, recoveryEmail: number, recoveryIp: number,
     refresh: number, global: number, resend: number, authFailuresIp: number, promocodeUser: number,
+    /** requests per minute of one API key (RATE_LIMIT_API_KEY) */
+    apiKey: number,
     /** keys each limiter counts in process before new keys share one counter */
     localKeys: number
   }
@@ -160,6 +170,8 @@ function toConfig (e: Env, { database, secrets, captchaOn, metricsPort }: Derive
     metricsPort,
     metricsHost: e.METRICS_HOST,
     outbound: { allowPrivate: e.OUTBOUND_ALLOW_PRIVATE === 'on' },
+    stepUpMaxAgeS: e.STEP_UP_MAX_AGE_S,
+    webhooks: { retryScheduleS: retrySchedule(e.WEBHOOK_RETRY_SCHEDULE) ?? [], allowPrivate: e.WEBHOOK_ALLOW_PRIVATE || !database.production },
     argon2: { memoryCost: e.ARGON2_MEMORY_KIB, timeCost: e.ARGON2_TIME_COST, parallelism: e.ARGON2_PARALLELISM },
     argon2Concurrency: e.ARGON2_CONCURRENCY || Math.max(1, e.UV_THREADPOOL_SIZE - 1),
     threadPoolSize: e.UV_THREADPOOL_SIZE,
@@ -172,6 +184,7 @@ function toConfig (e: Env, { database, secrets, captchaOn, metricsPort }: Derive
       refresh: e.RATE_LIMIT_REFRESH,
       promocodeUser: e.RATE_LIMIT_PROMOCODE_USER,
       global: e.RATE_LIMIT_GLOBAL,
+      apiKey: e.RATE_LIMIT_API_KEY,
       resend: e.RATE_LIMIT_RESEND,
       authFailuresIp: e.RATE_LIMIT_AUTH_FAILURES_IP,
       localKeys: e.RATE_LIMIT_LOCAL_KEYS

@@ -22,6 +22,12 @@ export const NotFound = createError<[string?]>(`${ERR_PREFIX}_NOT_FOUND`, '%s', 
 export const BadRequest = createError<[string]>(`${ERR_PREFIX}_BAD_REQUEST`, '%s', 400)
 export const PaymentRequired = createError(`${ERR_PREFIX}_PAYMENT_REQUIRED`, 'payment required', 402)
 export const Conflict = createError<[string]>(`${ERR_PREFIX}_CONFLICT`, '%s', 409)
+// a sensitive call (creating an API key or a webhook) from a session whose last proof of its owner is
+// older than STEP_UP_MAX_AGE_S: POST /auth/reauthenticate renews it
+export const ReauthenticationRequired = createError(`${ERR_PREFIX}_REAUTHENTICATION_REQUIRED`, 're-authentication required', 403)
+// Idempotency-Key: the key was used with another method, path or body; or its first request still runs
+export const IdempotencyKeyReused = createError(`${ERR_PREFIX}_IDEMPOTENCY_KEY_REUSED`, 'idempotency key reused with another request', 422)
+export const IdempotencyKeyInUse = createError(`${ERR_PREFIX}_IDEMPOTENCY_KEY_IN_USE`, 'a request with this idempotency key is still running', 409)
 export const UnsupportedEncoding = createError<[string]>(`${ERR_PREFIX}_UNSUPPORTED_ENCODING`, '%s', 415)
 export const TooManyRequests = createError(`${ERR_PREFIX}_TOO_MANY_REQUESTS`, 'too many requests', 429)
 export const ServiceUnavailable = createError<[string?]>(`${ERR_PREFIX}_UNAVAILABLE`, '%s', 503)
@@ -72,6 +78,7 @@ export const statusMessages: Record<number, string> = {
   413: 'body too large',
   414: 'uri too long',
   415: 'unsupported media type',
+  422: 'unprocessable content',
   429: 'too many requests',
   431: 'request header fields too large',
   500: 'internal error',

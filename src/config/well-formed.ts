@@ -35,9 +35,18 @@ export function checkFormats (e: Env, problems: string[]): void {
   if (e.SMTP_URL) checkUrl('SMTP_URL', e.SMTP_URL, ['smtp:', 'smtps:'], problems)
   if (e.CAPTCHA_VERIFY_URL) checkUrl('CAPTCHA_VERIFY_URL', e.CAPTCHA_VERIFY_URL, ['https:', 'http:'], problems)
   checkTrustProxy(list(e.TRUST_PROXY), problems)
+  if (!retrySchedule(e.WEBHOOK_RETRY_SCHEDULE)) problems.push('WEBHOOK_RETRY_SCHEDULE must be 1 to 20 comma-separated whole seconds, each no earlier than the one before')
   for (const name of ['JWT_PREVIOUS_SECRETS', 'SESSION_PREVIOUS_SECRETS'] as const) {
     if (list(e[name]).some((k) => Buffer.byteLength(k) < 32)) problems.push(`${name} entries must be at least 32 bytes each`)
   }
+}
+
+/** WEBHOOK_RETRY_SCHEDULE: one to twenty whole seconds, each no earlier than the one before; null when malformed */
+export function retrySchedule (value: string): number[] | null {
+  const parts = value.split(',').map((x) => x.trim())
+  if (parts.length < 1 || parts.length > 20 || !parts.every((x) => /^\d{1,7}$/.test(x))) return null
+  const seconds = parts.map(Number)
+  return seconds.every((s, i) => i === 0 || s >= seconds[i - 1]) ? seconds : null
 }
 
 /** a token never outlives the session that issued it */

@@ -1,0 +1,20 @@
+// What a route declares in its `config` for the plugins that act on it. Each of these plugins adds its
+// hooks to the routes that ask for them when they are registered (an onRoute hook), so a route that
+// asks for nothing pays for nothing.
+// - apiKeyScope: an API key with this scope may call the route (docs/integration.md, Keys and
+//   scopes); a route without it refuses every API key with 403.
+// - freshProof: the session must have proved its owner within STEP_UP_MAX_AGE_S (403 re-authentication
+//   required otherwise; POST /auth/reauthenticate renews the proof).
+// - idempotent: an `Idempotency-Key` header makes a retry replay the first answer.
+
+/** what an API key may be allowed to do */
+export const API_KEY_SCOPES = ['reports:read', 'reports:write', 'profiles:read', 'webhooks', 'alerts'] as const
+export type ApiKeyScope = typeof API_KEY_SCOPES[number]
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    apiKeyScope?: ApiKeyScope
+    freshProof?: boolean
+    idempotent?: boolean
+  }
+}
