@@ -121,5 +121,5 @@ export type ReauthenticateBody = Static<typeof ReauthenticateBodySchema>
 
 export const ReauthenticatedSchema = Type.Object({
   status: Type.Literal('success'),
-  token: Type.String({ description: "a new JWT of the same session, whose proof of its owner is now" })
+  token: Type.String({ description: 'a new JWT of the same session, whose proof of its owner is now' })
 })

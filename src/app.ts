@@ -27,6 +27,7 @@ import ssePlugin from './plugins/sse.ts'
 import metricsPlugin from './plugins/metrics.ts'
 import openApiPlugin from './plugins/openapi.ts'
 import freshProofPlugin from './plugins/fresh-proof.ts'
+import idempotencyPlugin from './plugins/idempotency.ts'
 
 import healthRoutes from './routes/operability/health.ts'
 import publicAuthRoutes from './routes/accounts/public.ts'
@@ -122,6 +123,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(rateLimitPlugin, { limits: config.rateLimits, redisUrl: config.redisUrl })
   // the route flags (src/plugins/route-config.ts): each adds its hooks to the routes that ask, as they are registered
   await app.register(freshProofPlugin, { maxAgeS: config.stepUpMaxAgeS, now: deps.now })
+  await app.register(idempotencyPlugin, { now: deps.now })
   // before the routes: its onRoute hook collects every route's schema
   await app.register(openApiPlugin, { prefix: API_PREFIX, version: '1.0.0' })
 
