@@ -37,7 +37,7 @@ const reauthenticateRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
   app.post('/reauthenticate', {
     schema: {
       tags: ['auth'],
-      security: [{ bearer: [] }],
+      security: [{ bearer: [] }, { cookie: [] }],
       summary: "Prove the account's owner again: the session may make sensitive calls for STEP_UP_MAX_AGE_S",
       description: 'Send `{password}`, or `{credential}` (and `clientId` when several Google clients are configured) with a ' +
         'fresh Google ID token of the linked Google account. A Bearer JWT or the session cookie. The answer is a new JWT of the same session.',
