@@ -8,7 +8,7 @@ import t from '../tap.ts'
 import { build, signedInUser, type SignedInUser } from '../helper.ts'
 import { seedReportData } from '../reports/seed.ts'
 import { LEASE_MS, requestHash } from '../../src/services/idempotency/index.ts'
-import { INVALID_KEY_MESSAGE } from '../../src/plugins/idempotency.ts'
+import { INVALID_KEY_MESSAGE, releases } from '../../src/plugins/idempotency.ts'
 
 let app: Awaited<ReturnType<typeof build>>
 
@@ -133,6 +133,9 @@ t.test('an answer that says nothing was done (402) gives the key back: the retry
   t.equal(paid.statusCode, 202, 'credits bought: the same key now generates')
   t.notOk(paid.headers['idempotent-replayed'])
   t.equal(await credits(user), 0)
+
+  t.same([500, 502, 503, 429, 402].map(releases), [true, true, true, true, true], 'faults, budgets and missing credits give the key back')
+  t.same([200, 201, 202, 400, 403, 404, 409].map(releases), [false, false, false, false, false, false, false], 'the rest is kept')
 
   const missing = await generate(user, '00000000-0000-4000-8000-000000000000', 'not-found')
   t.equal(missing.statusCode, 404)
