@@ -109,3 +109,17 @@ export const AccountDeleteBodySchema = Type.Object({
   credential: Type.Optional(Type.String({ maxLength: 8192, description: 'a Google ID token of the linked Google account' }))
 }, { examples: [{ password: 'correct horse battery' }, { clientId: '1234.apps.googleusercontent.com', credential: 'eyJhbGciOiJSUzI1NiIs…' }] })
 export type AccountDeleteBody = Static<typeof AccountDeleteBodySchema>
+
+// POST /auth/reauthenticate: the same proofs as deleting the account; a credential's clientId may be
+// left out while one Google client is configured (docs/decisions.md, Fresh authentication).
+export const ReauthenticateBodySchema = Type.Object({
+  password: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  clientId: Type.Optional(Type.String({ maxLength: 256 })),
+  credential: Type.Optional(Type.String({ maxLength: 8192, description: 'a Google ID token of the linked Google account' }))
+}, { examples: [{ password: 'correct horse battery' }, { credential: 'eyJhbGciOiJSUzI1NiIs…' }] })
+export type ReauthenticateBody = Static<typeof ReauthenticateBodySchema>
+
+export const ReauthenticatedSchema = Type.Object({
+  status: Type.Literal('success'),
+  token: Type.String({ description: 'a new JWT of the same session, whose proof of its owner is now' })
+})

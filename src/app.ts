@@ -26,6 +26,8 @@ import staticPlugin from './plugins/static.ts'
 import ssePlugin from './plugins/sse.ts'
 import metricsPlugin from './plugins/metrics.ts'
 import openApiPlugin from './plugins/openapi.ts'
+import freshProofPlugin from './plugins/fresh-proof.ts'
+import idempotencyPlugin from './plugins/idempotency.ts'
 
 import healthRoutes from './routes/operability/health.ts'
 import publicAuthRoutes from './routes/accounts/public.ts'
@@ -35,6 +37,7 @@ import recoveryRoutes from './routes/accounts/recovery.ts'
 import idpRoutes from './routes/accounts/idp.ts'
 import sessionRoutes from './routes/sessions/control.ts'
 import accountRoutes from './routes/accounts/account.ts'
+import reauthenticateRoutes from './routes/accounts/reauthenticate.ts'
 import reportRoutes from './routes/reports/index.ts'
 import ingestRoutes from './routes/ingest/index.ts'
 import profileRoutes from './routes/profiles/index.ts'
@@ -118,6 +121,9 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(jwtPlugin, config.jwt)
   await app.register(originCheckPlugin, { allowedOrigins: [new URL(config.publicUrl).origin, ...config.corsOrigins] })
   await app.register(rateLimitPlugin, { limits: config.rateLimits, redisUrl: config.redisUrl })
+  // the route flags (src/plugins/route-config.ts): each adds its hooks to the routes that ask, as they are registered
+  await app.register(freshProofPlugin, { maxAgeS: config.stepUpMaxAgeS, now: deps.now })
+  await app.register(idempotencyPlugin, { now: deps.now })
   // before the routes: its onRoute hook collects every route's schema
   await app.register(openApiPlugin, { prefix: API_PREFIX, version: '1.0.0' })
 
@@ -131,6 +137,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     await api.register(protectedAuthRoutes, { prefix: '/auth' })
     await api.register(sessionRoutes, { prefix: '/auth' })
     await api.register(accountRoutes, { prefix: '/auth', config })
+    await api.register(reauthenticateRoutes, { prefix: '/auth', config })
     await api.register(reportRoutes, { prefix: '/report' })
     await api.register(reportExportRoutes, { prefix: '/report' })
     await api.register(ingestRoutes, { prefix: '/ingest', config })

@@ -808,6 +808,25 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1136,6 +1155,211 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/reauthenticate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove the account's owner again: the session may make sensitive calls for STEP_UP_MAX_AGE_S
+         * @description Send `{password}`, or `{credential}` (and `clientId` when several Google clients are configured) with a fresh Google ID token of the linked Google account. A Bearer JWT or the session cookie. The answer is a new JWT of the same session.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        clientId?: string;
+                        /** @description a Google ID token of the linked Google account */
+                        credential?: string;
+                        password?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            /** @description a new JWT of the same session, whose proof of its owner is now */
+                            token: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1980,6 +2204,25 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -2136,6 +2379,25 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4662,6 +4924,25 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -4682,6 +4963,25 @@ export interface paths {
                 };
                 /** @description Default Response */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6804,6 +7104,25 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -6843,6 +7162,25 @@ export interface paths {
                 };
                 /** @description Default Response */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };

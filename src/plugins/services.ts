@@ -19,6 +19,7 @@ import { createSessionControl } from '../services/sessions/control.ts'
 import { createPasswordChangeService } from '../services/accounts/password-change.ts'
 import { createPasswordProof } from '../services/accounts/password-proof.ts'
 import { createAccountDeletionService } from '../services/accounts/deletion.ts'
+import { createOwnerProof } from '../services/accounts/owner-proof.ts'
 import { createImageService } from '../services/images/index.ts'
 import { createOutboundFetch } from '../services/outbound/fetch.ts'
 
@@ -56,9 +57,9 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const checkPassword = accounts.signin
   const passwordChange = createPasswordChangeService({ database, passwords, mail, audit, sessionControl, checkPassword, accountChanges })
   const passwordProof = createPasswordProof({ database, now })
+  const ownerProof = createOwnerProof({ database, passwords, checkPassword, verifyGoogle: google.verify })
   const accountDeletion = createAccountDeletionService({
-    database, passwords, checkPassword, announceEnded, accountChanges, now,
-    verifyGoogle: google.verify,
+    database, ownerProof, announceEnded, accountChanges, now,
     stripe: config.stripe,
     log: app.log
   })
@@ -72,7 +73,7 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const images = createImageService({ database, fetch: outbound, log: app.log, now })
   return {
     passwords, mail, audit, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
-    sessionControl, passwordChange, passwordProof, accountDeletion, images
+    sessionControl, passwordChange, passwordProof, ownerProof, accountDeletion, images
   }
 }
 

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, FormResultSchema } from '../../../schemas/common.ts'
 import { AccountDeleteBodySchema, PasswordChangeBodySchema } from '../../../schemas/auth.ts'
 import { BadRequest, ProofRefused, TooManyRequests, Unauthorized } from '../../errors.ts'
-import { DELETION_MESSAGES } from '../../services/accounts/deletion.ts'
+import { PROOF_MESSAGES } from '../../services/accounts/owner-proof.ts'
 import { COOKIE_PATH, SESSION_COOKIE } from '../../plugins/session-cookie.ts'
 import type { Config } from '../../config.ts'
 import { requestMeta } from './normalize.ts'
@@ -56,7 +56,7 @@ const accountRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
     const outcome = await accountDeletion.remove(request.user.id, request.body ?? {}, requestMeta(request))
     switch (outcome.status) {
       case 'unknown': throw new Unauthorized()
-      case 'missing-proof': throw new BadRequest(DELETION_MESSAGES.missing)
+      case 'missing-proof': throw new BadRequest(PROOF_MESSAGES.missing)
       case 'refused': throw new ProofRefused(outcome.message)
       case 'locked':
         reply.header('retry-after', String(outcome.retryAfter))

@@ -44,7 +44,9 @@ const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.delete('/idp', {
-    schema: { tags: ['auth'], summary: 'Unlink the Google account', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 409, 429, 500, 503) } }
+    schema: { tags: ['auth'], summary: 'Unlink the Google account', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 409, 429, 500, 503) } },
+    // a sensitive call (docs/decisions.md, Fresh authentication)
+    config: { freshProof: true }
   }, async (request) => {
     const outcome = await googleAccounts.unlink(request.user.id, requestMeta(request))
     if (outcome === 'unknown') throw new Unauthorized()

@@ -24,7 +24,9 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags, security, summary: 'Create a draft report on 1 to 5 profiles (one per source)',
       body: CreateReportBodySchema,
       response: { 201: CreatedReportSchema, ...errorResponses(400, 401, 404, 413, 415, 429, 500, 503) }
-    }
+    },
+    // an Idempotency-Key makes a retry answer the first draft again (src/plugins/idempotency.ts)
+    config: { idempotent: true }
   }, async (request, reply) => {
     return reply.code(201).send(await reports.create(request.user.id, request.body.profiles))
   })
@@ -42,7 +44,8 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags, security, summary: 'Queue generation (takes one report credit unless subscribed)',
       params: IdParams,
       response: { 202: GenerateReportResponseSchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 402, 403, 404, 429, 500, 503) }
-    }
+    },
+    config: { idempotent: true }
   }, async (request, reply) => reply.code(202).send(await reports.generate(request.user.id, request.params.id)))
 
   app.get('/:id', {

@@ -40,8 +40,10 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags, security,
       summary: "End one of the user's sessions (the current one too: that signs out); 404 for an unknown id or another user's",
       params: SessionIdParamsSchema,
-      response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 404, 429, 500, 503) }
-    }
+      response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 403, 404, 429, 500, 503) }
+    },
+    // ending sessions is a sensitive call (docs/decisions.md, Fresh authentication)
+    config: { freshProof: true }
   }, async (request, reply) => {
     const { id } = request.params
     if (!await sessionControl.endOne(request.user.id, id)) throw notFound('session not found')
@@ -54,8 +56,9 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags, security,
       summary: 'End every session of the user but the current one',
-      response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 429, 500, 503) }
-    }
+      response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
+    },
+    config: { freshProof: true }
   }, async (request) => {
     if (await sessionControl.endOthers(request.user.id, request.user.sid) > 0) {
       await audit.record(AUDIT.sessionEnd, request.user.id, requestMeta(request))
