@@ -21,6 +21,7 @@ import { createPasswordProof } from '../services/accounts/password-proof.ts'
 import { createAccountDeletionService } from '../services/accounts/deletion.ts'
 import { createImageService } from '../services/images/index.ts'
 import { createOutboundFetch } from '../services/outbound/fetch.ts'
+import { createWebhookService } from '../services/webhooks/index.ts'
 
 export interface ServicesOptions {
   config: Config
@@ -70,9 +71,10 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   })
   const outbound = createOutboundFetch({ allowPrivate: config.outbound.allowPrivate, httpsOnly: config.production })
   const images = createImageService({ database, fetch: outbound, log: app.log, now })
+  const webhooks = createWebhookService({ database, now, ...config.webhooks })
   return {
     passwords, mail, audit, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
-    sessionControl, passwordChange, passwordProof, accountDeletion, images
+    sessionControl, passwordChange, passwordProof, accountDeletion, images, webhooks
   }
 }
 
