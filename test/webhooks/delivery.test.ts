@@ -4,7 +4,8 @@
 // webhook-id; a spent schedule failed; a refused connection and a redirect retried; 410 disabling the
 // endpoint; both signatures during a rotation; the delivery log's pages; a manual retry.
 import t from '../tap.ts'
-import { build, signedInUser, type Tap } from '../helper.ts'
+import { build, signedInUser } from '../helper.ts'
+import type { Test } from '../tap.ts'
 import { verifyWebhook } from '../../client/src/index.ts'
 import { createReport, waitForStatus } from '../reports/report-wait.ts'
 import { seedReportData } from '../reports/seed.ts'
@@ -14,7 +15,7 @@ import type { FastifyInstance } from 'fastify'
 // attempts 0, 1 and 2 s after a delivery's creation
 const ENV = { WORKERS: '1', SIGNUP_FREE_REPORTS: '2', WEBHOOK_RETRY_SCHEDULE: '0,1,2', REPORT_JOB_EXPIRE_S: '1', QUEUE_MAINTENANCE_S: '1' }
 
-async function setUp (t: Tap, answer?: Answer, events = ['report.ready', 'report.failed', 'webhook.test']) {
+async function setUp (t: Test, answer?: Answer, events = ['report.ready', 'report.failed', 'webhook.test']) {
   const app = await build(t, ENV)
   const u = await signedInUser(app)
   const receiver = await startReceiver(t, answer)
@@ -47,7 +48,7 @@ const test = async (app: FastifyInstance, auth: Record<string, string>, hookId: 
   return res.json().deliveryId as string
 }
 
-function verified (t: Tap, secret: string, r: Received) {
+function verified (t: Test, secret: string, r: Received) {
   t.equal(r.headers['content-type'], 'application/json')
   return verifyWebhook(secret, r.headers, r.body)
 }
@@ -146,7 +147,7 @@ t.test('410 Gone disables the endpoint and fails its pending deliveries', async 
   const { app, u, receiver, hook } = await setUp(t, () => 410)
   // a delivery waiting for a later attempt
   const [waiting] = await app.database.query<{ id: string }>(
-    `insert into webhook_deliveries (endpoint_id, type, body, attempts, next_attempt_at) values ($1, 'webhook.test', '{}', 1, now() + interval '1 hour') returning id`, [hook.id])
+    'insert into webhook_deliveries (endpoint_id, type, body, attempts, next_attempt_at) values ($1, \'webhook.test\', \'{}\', 1, now() + interval \'1 hour\') returning id', [hook.id])
   const id = await test(app, u.auth, hook.id)
   t.match(await settled(app, u.auth, hook.id, id), { status: 'failed', attempts: 1, lastStatusCode: 410 })
   t.match(await settled(app, u.auth, hook.id, waiting.id), { status: 'failed', attempts: 1 }, 'the waiting delivery is failed too')
