@@ -1,11 +1,15 @@
 // Where a delivery may connect, with production's rules (allowPrivate off, https only): loopback,
 // link-local and private literal addresses, and a name that resolves to a private address (a resolver
 // the test passes in), are refused before any connection, and the reason is the delivery's
-// last_error. And events are written in the transaction of their cause: a rolled-back one leaves no
-// delivery.
+// last_error. A claim is a lease; an answer's status is read with a capped start of its body; a
+// silent endpoint times out. And events are written in the transaction of their cause: a
+// rolled-back one leaves no delivery.
 import t from '../tap.ts'
 import type { LookupAddress } from 'node:dns'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { build, signedInUser, type Tap } from '../helper.ts'
+import { OutboundRefused } from '../../src/errors.ts'
 import { createOutboundPost } from '../../src/services/outbound/post.ts'
 import { createDeliverer } from '../../src/services/webhooks/delivery.ts'
 import { recordEvent } from '../../src/services/webhooks/events.ts'
@@ -109,4 +113,28 @@ t.test('events are written in the transaction of their cause: one per enabled en
   const [d] = await app.database.query<{ endpoint_id: string, type: string, status: string, body: string }>('select endpoint_id, type, status, body from webhook_deliveries')
   t.match(d, { endpoint_id: ready, type: 'report.ready', status: 'pending' }, 'for the enabled endpoint subscribed to it')
   t.same(JSON.parse(d.body).data, data)
+})
+
+t.test('an endpoint\'s answer: the status counts, a capped start of the body is read, a silent one times out', async (t) => {
+  let requests = 0
+  const server = createServer((req, res) => {
+    requests++
+    req.resume()
+    if (req.url === '/endless') {
+      // a 200 whose body never ends
+      res.writeHead(200, { 'content-type': 'text/plain' })
+      res.write(Buffer.alloc(64 * 1024, 'x'))
+      return
+    }
+    // /silent: no answer at all
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { server.closeAllConnections(); server.close() })
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const post = createOutboundPost({ allowPrivate: true, httpsOnly: false, timeoutMs: 1000 })
+  const answer = await post(`${base}/endless`, { headers: { 'content-type': 'application/json' }, body: '{}', maxAnswerBytes: 1024 })
+  t.equal(answer.status, 200, 'the status, without waiting for the body\'s end')
+  t.ok(answer.body.length <= 1024, `at most the cap read (${answer.body.length} bytes)`)
+  await t.rejects(post(`${base}/silent`, { headers: {}, body: '{}', maxAnswerBytes: 1024 }), new OutboundRefused('timed out'))
+  t.equal(requests, 2)
 })
