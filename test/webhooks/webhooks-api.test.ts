@@ -2,7 +2,7 @@
 // per-account cap, what a request body may be, another account's endpoint as 404, and which URLs
 // production takes (https, no loopback, private or link-local literal address).
 import t from '../tap.ts'
-import { build, freshDatabase, signedInUser, testConfig, type Tap } from '../helper.ts'
+import { build, freshDatabase, logCapture, signedInUser, testConfig, type Tap } from '../helper.ts'
 import { buildApp } from '../../src/app.ts'
 import { MAX_ENDPOINTS } from '../../src/services/webhooks/index.ts'
 import type { FastifyInstance } from 'fastify'
@@ -16,6 +16,8 @@ t.test('create, list, rotate, delete; the secret is shown once', async (t) => {
   const res = await create(app, u.auth, { url: 'http://127.0.0.1:9/hook', events: ['report.ready', 'report.failed'] })
   t.equal(res.statusCode, 201)
   const made = res.json()
+  // no log line may carry a secret (checked at the end of the test)
+  logCapture(app)?.secret(made.secret)
   t.match(made, { url: 'http://127.0.0.1:9/hook', events: ['report.ready', 'report.failed'] })
   t.match(made.secret, /^whsec_[A-Za-z0-9+/]+=*$/)
   t.equal(Buffer.from(made.secret.slice(6), 'base64').length, 32, '32 random bytes')
@@ -27,6 +29,7 @@ t.test('create, list, rotate, delete; the secret is shown once', async (t) => {
 
   const rotated = await app.inject({ method: 'POST', url: `/api/v1/webhooks/${made.id}/rotate`, headers: u.auth })
   t.equal(rotated.statusCode, 200)
+  logCapture(app)?.secret(rotated.json().secret)
   t.equal(rotated.json().id, made.id)
   t.match(rotated.json().secret, /^whsec_/)
   t.not(rotated.json().secret, made.secret, 'a new secret')
