@@ -35,3 +35,54 @@ export const WEBHOOK_EVENTS: Record<WebhookEventType, TSchema> = {
   'report.failed': ReportFailedEventSchema,
   'webhook.test': WebhookTestEventSchema
 }
+
+// ---------------------------------------------------------------- /webhooks
+
+export const CreateWebhookBodySchema = Type.Object({
+  url: Type.String({ minLength: 1, maxLength: 2048, description: 'where deliveries are POSTed; in production https, not a loopback, private or link-local address' }),
+  events: Type.Array(WebhookEventTypeSchema, { minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length, uniqueItems: true, description: 'the events sent to it' })
+}, { additionalProperties: false })
+
+export const CreatedWebhookSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  url: Type.String(),
+  events: Type.Array(WebhookEventTypeSchema),
+  secret: Type.String({ description: '`whsec_` + base64 of 32 random bytes: the signing secret, shown only here' }),
+  createdAt: Type.String({ format: 'date-time' })
+})
+
+export const WebhookSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  url: Type.String(),
+  events: Type.Array(WebhookEventTypeSchema),
+  createdAt: Type.String({ format: 'date-time' }),
+  disabledAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'set when the endpoint answered 410 Gone: nothing more is sent to it' })
+})
+
+export const WebhookListSchema = Type.Object({ items: Type.Array(WebhookSchema) })
+
+export const RotatedWebhookSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  secret: Type.String({ description: 'the new secret, shown only here; the previous one signs too for 24 h' })
+})
+
+export const QueuedDeliverySchema = Type.Object({
+  deliveryId: Type.String({ format: 'uuid', description: 'the delivery, and the webhook-id header of its every attempt' })
+})
+
+export const WebhookDeliverySchema = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'the webhook-id header of every attempt' }),
+  type: WebhookEventTypeSchema,
+  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+  attempts: Type.Integer({ minimum: 0 }),
+  lastStatusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'the HTTP status of the last attempt; null when it got no answer' }),
+  lastError: Type.Union([Type.String(), Type.Null()], { description: 'why the last attempt did not deliver (a status, a timeout, a refused connection or address)' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  deliveredAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()])
+})
+
+export const WebhookDeliveryListSchema = Type.Object({
+  items: Type.Array(WebhookDeliverySchema),
+  total: Type.Integer({ minimum: 0 }),
+  hasMore: Type.Boolean()
+})

@@ -48,6 +48,7 @@ import clientConfigRoutes from './routes/dashboard/client-config.ts'
 import reportExportRoutes from './routes/reports/export.ts'
 import linkPageRoutes from './routes/dashboard/link-pages.ts'
 import imageRoutes from './routes/images/index.ts'
+import webhookRoutes from './routes/webhooks/index.ts'
 
 export const API_PREFIX = '/api/v1'
 
@@ -113,7 +114,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(accountChangesPlugin)
   // before the queue, so that on close the streams end first, not after the workers stop
   await app.register(ssePlugin, { heartbeatS: config.sseHeartbeatS, maxStreamsPerUser: config.sseMaxStreamsPerUser })
-  await app.register(queuePlugin, { ...config.queue, workers: config.workers, now: deps.now, observeJob: metrics?.observeJob })
+  await app.register(queuePlugin, { ...config.queue, workers: config.workers, webhooks: config.webhooks, now: deps.now, observeJob: metrics?.observeJob })
   await app.register(metricsPlugin, { metrics })
   await app.register(servicesPlugin, { config, now: deps.now, mail: deps.mail })
   // authentication: the session cookie, Bearer JWTs, and the Origin check of cookie calls
@@ -143,6 +144,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     await api.register(ingestRoutes, { prefix: '/ingest', config })
     await api.register(profileRoutes, { prefix: '/profiles' })
     await api.register(imageRoutes, { prefix: '/images' })
+    await api.register(webhookRoutes, { prefix: '/webhooks' })
     await api.register(sseRoutes, { prefix: '/sse' })
     await api.register(billingRoutes, { prefix: '/billing' })
     // promo codes work without Stripe: outside the billing scope that answers 503 when it is not configured

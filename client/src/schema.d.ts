@@ -7700,6 +7700,1556 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's endpoints (never their secrets) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description set when the endpoint answered 410 Gone: nothing more is sent to it */
+                                disabledAt: string | null;
+                                events: ("report.ready" | "report.failed" | "webhook.test")[];
+                                /** Format: uuid */
+                                id: string;
+                                url: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Register an endpoint for events; the signing secret is in this answer only (at most 10 endpoints per account: 409) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the events sent to it */
+                        events: ("report.ready" | "report.failed" | "webhook.test")[];
+                        /** @description where deliveries are POSTed; in production https, not a loopback, private or link-local address */
+                        url: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            events: ("report.ready" | "report.failed" | "webhook.test")[];
+                            /** Format: uuid */
+                            id: string;
+                            /** @description `whsec_` + base64 of 32 random bytes: the signing secret, shown only here */
+                            secret: string;
+                            url: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete an endpoint and its delivery log */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint's deliveries, newest first, paged */
+        get: {
+            parameters: {
+                query: {
+                    limit: number;
+                    offset: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            hasMore: boolean;
+                            items: {
+                                attempts: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                deliveredAt: string | null;
+                                /**
+                                 * Format: uuid
+                                 * @description the webhook-id header of every attempt
+                                 */
+                                id: string;
+                                /** @description why the last attempt did not deliver (a status, a timeout, a refused connection or address) */
+                                lastError: string | null;
+                                /** @description the HTTP status of the last attempt; null when it got no answer */
+                                lastStatusCode: number | null;
+                                status: "pending" | "delivered" | "failed";
+                                /** @description an event a webhook endpoint can subscribe to */
+                                type: "report.ready" | "report.failed" | "webhook.test";
+                            }[];
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a failed or pending delivery again now, with the same webhook-id (409 when delivered or the endpoint is disabled) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    deliveryId: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * Format: uuid
+                             * @description the delivery, and the webhook-id header of its every attempt
+                             */
+                            deliveryId: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret (in this answer only); for 24 h deliveries carry a signature by the previous one too */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description the new secret, shown only here; the previous one signs too for 24 h */
+                            secret: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a webhook.test event to the endpoint (409 when it is disabled) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * Format: uuid
+                             * @description the delivery, and the webhook-id header of its every attempt
+                             */
+                            deliveryId: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {

@@ -22,6 +22,7 @@ import { createAccountDeletionService } from '../services/accounts/deletion.ts'
 import { createOwnerProof } from '../services/accounts/owner-proof.ts'
 import { createImageService } from '../services/images/index.ts'
 import { createOutboundFetch } from '../services/outbound/fetch.ts'
+import { createWebhookService } from '../services/webhooks/index.ts'
 
 export interface ServicesOptions {
   config: Config
@@ -71,9 +72,10 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   })
   const outbound = createOutboundFetch({ allowPrivate: config.outbound.allowPrivate, httpsOnly: config.production })
   const images = createImageService({ database, fetch: outbound, log: app.log, now })
+  const webhooks = createWebhookService({ database, now, ...config.webhooks })
   return {
     passwords, mail, audit, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
-    sessionControl, passwordChange, passwordProof, ownerProof, accountDeletion, images
+    sessionControl, passwordChange, passwordProof, ownerProof, accountDeletion, images, webhooks
   }
 }
 
