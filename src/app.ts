@@ -119,7 +119,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(originCheckPlugin, { allowedOrigins: [new URL(config.publicUrl).origin, ...config.corsOrigins] })
   await app.register(rateLimitPlugin, { limits: config.rateLimits, redisUrl: config.redisUrl })
   // before the routes: its onRoute hook collects every route's schema
-  await app.register(openApiPlugin, { prefix: API_PREFIX, version: '1.0.0' })
+  await app.register(openApiPlugin, { prefix: API_PREFIX, version: '1.0.0', publicUrl: config.publicUrl })
 
   // routes
   await app.register(async (api) => {
