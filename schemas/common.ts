@@ -14,7 +14,7 @@ export const isUuid = (value: string): boolean => UUID_PATTERN.test(value)
 export const GeneralErrorSchema = Type.Object({
   code: Type.Integer({ description: 'HTTP status' }),
   message: Type.String()
-}, { title: 'GeneralError', $id: 'GeneralError', examples: [{ code: 401, message: 'access denied' }] })
+}, { title: 'GeneralError', $id: 'GeneralError' })
 export type GeneralError = Static<typeof GeneralErrorSchema>
 
 export const FieldErrorSchema = Type.Object({

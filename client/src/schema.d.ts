@@ -4542,6 +4542,21 @@ export interface operations {
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -4567,6 +4582,21 @@ export interface operations {
                      * @example {
                      *       "code": 415,
                      *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unprocessable: the Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 422,
+                     *       "message": "unprocessable content"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -5634,6 +5664,21 @@ export interface operations {
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -5674,6 +5719,21 @@ export interface operations {
                      * @example {
                      *       "code": 415,
                      *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unprocessable: the Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 422,
+                     *       "message": "unprocessable content"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];

@@ -6,6 +6,7 @@
 // components (src/plugins/openapi-schemas.ts).
 import type { TSchema } from '@sinclair/typebox'
 import { statusMessages } from '../errors.ts'
+import { GeneralErrorSchema } from '../../schemas/common.ts'
 import { SSE_EVENTS, SSE_RETRY_MS } from '../../schemas/sse.ts'
 import { WEBHOOK_EVENTS } from '../../schemas/webhooks.ts'
 import { hoistTitled, normalizeSchema, SCHEMA_REF } from './openapi-schemas.ts'
@@ -17,6 +18,7 @@ type Json = Record<string, unknown>
 export interface RouteTraits {
   apiKeyScope?: ApiKeyScope
   idempotent?: boolean
+  freshProof?: boolean
   sessionCookie?: boolean
   /** the route's 200 is the event stream */
   eventStream?: boolean
@@ -83,7 +85,22 @@ const IDEMPOTENCY_KEY = {
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' }
 }
 
+/** the errors a plugin acting on a route config answers, whether or not the route's schema lists them */
+function impliedErrors (traits: RouteTraits): number[] {
+  const codes: number[] = []
+  // a key without the scope; the key's own rate limit
+  if (traits.apiKeyScope) codes.push(403, 429)
+  // re-authentication required
+  if (traits.freshProof) codes.push(403)
+  // the key's first request still runs; the key reused with another request
+  if (traits.idempotent) codes.push(409, 422)
+  return codes
+}
+
 function describeResponses (op: Operation, traits: RouteTraits): void {
+  for (const code of impliedErrors(traits)) {
+    op.responses[code] ??= { description: 'Default Response', content: { 'application/json': { schema: { $ref: `${SCHEMA_REF}GeneralError` } } } }
+  }
   for (const [status, response] of Object.entries(op.responses)) {
     const code = Number(status)
     if (response.description === 'Default Response') response.description = DESCRIPTIONS[status] ?? statusMessages[code] ?? `HTTP ${status}`
@@ -103,9 +120,11 @@ function describeResponses (op: Operation, traits: RouteTraits): void {
   if (traits.idempotent && !op.parameters?.some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key')) {
     op.parameters = [...(op.parameters ?? []), IDEMPOTENCY_KEY]
   }
-  if (traits.apiKeyScope) {
-    op.description = [op.description, `An API key needs the scope \`${traits.apiKeyScope}\`.`].filter(Boolean).join(' ')
-  }
+  const notes = [
+    traits.apiKeyScope && `An API key needs the scope \`${traits.apiKeyScope}\`.`,
+    traits.freshProof && 'Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).'
+  ]
+  if (notes.some(Boolean)) op.description = [op.description, ...notes].filter(Boolean).join(' ')
 }
 
 /** the stream's events, one item each: OpenAPI 3.2's `itemSchema` of text/event-stream */
@@ -180,6 +199,8 @@ function normalizeOperation (op: Operation, components: Record<string, unknown>)
 /** the finished document; `traits` names each operation's route config by `method path` (`get /api/v1/report/{id}`) */
 export function finishDocument (doc: Document, traits: Map<string, RouteTraits>, servers: Json[]): Document {
   const components: Record<string, unknown> = {}
+  // the shape of every error answer, those a route config implies included
+  documentSchema(GeneralErrorSchema, components)
   // shared schemas (app.addSchema) keep their key unless a title names them
   for (const [key, s] of Object.entries(doc.components.schemas ?? {})) {
     const fixed = hoistTitled(normalizeSchema(s), components) as Json

@@ -63,8 +63,10 @@ export function normalizeSchema (schema: unknown): unknown {
   })
 }
 
-// @fastify/swagger moves a parameter schema's description to the parameter: the same schema, told apart by it alone
-const same = (a: Json, b: Json) => JSON.stringify({ ...a, description: undefined }) === JSON.stringify({ ...b, description: undefined })
+// @fastify/swagger moves a parameter schema's description to the parameter, and a body schema's
+// examples to its media type: the same schema, told apart by these annotations alone
+const bare = (s: Json) => JSON.stringify({ ...s, description: undefined, examples: undefined })
+const same = (a: Json, b: Json) => bare(a) === bare(b)
 
 export const SCHEMA_REF = '#/components/schemas/'
 
@@ -78,7 +80,8 @@ export function hoistTitled (schema: unknown, components: Record<string, unknown
     const name = s.title
     if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new Error(`schema title ${JSON.stringify(name)} is not a component name`)
     const seen = components[name] as Json | undefined
-    if (seen === undefined || (seen.description === undefined && s.description !== undefined && same(seen, s))) components[name] = s
+    // of two forms of one schema, the one with more annotations
+    if (seen === undefined || (Object.keys(s).length > Object.keys(seen).length && same(seen, s))) components[name] = s
     else if (!same(seen, s)) {
       throw new Error(`two different schemas are titled ${name}: ${JSON.stringify(seen)} and ${JSON.stringify(s)}`)
     }

@@ -66,11 +66,11 @@ async function openApiPlugin (app: FastifyInstance, opts: OpenApiOptions) {
       // `/report/` (a prefix's root route) is called and specified as `/report`
       const url = routeUrl.length > 1 ? routeUrl.replace(/\/$/, '') : routeUrl
       if (!schema || schema.hide) return { schema, url }
-      const { apiKeyScope, idempotent, sessionCookie } = route.config ?? {}
+      const { apiKeyScope, idempotent, freshProof, sessionCookie } = route.config ?? {}
       const response = schema.response as Record<string, unknown> | undefined
       const eventStream = response?.[200] === SseStreamSchema
       for (const method of [route.method].flat()) {
-        traits.set(`${method.toLowerCase()} ${toOpenApiPath(url)}`, { apiKeyScope, idempotent, sessionCookie, eventStream })
+        traits.set(`${method.toLowerCase()} ${toOpenApiPath(url)}`, { apiKeyScope, idempotent, freshProof, sessionCookie, eventStream })
       }
       let security = schema.security
       if (apiKeyScope && security?.some((s) => 'bearer' in s)) security = [...security, { apiKey: [apiKeyScope] }]

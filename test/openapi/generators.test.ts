@@ -168,6 +168,7 @@ t.test('the app\'s document', async (t) => {
       const op = doc.paths[`${API}${path}`].post
       t.ok(op.responses[status].headers?.['Idempotent-Replayed'], `POST ${path} ${status}: Idempotent-Replayed`)
       t.match(op.parameters?.filter((p) => p.name === 'Idempotency-Key'), [{ in: 'header', required: false }], `POST ${path}: the Idempotency-Key header`)
+      for (const s of ['409', '422']) t.match(op.responses[s]?.content?.['application/json'].schema, { $ref: '#/components/schemas/GeneralError' }, `POST ${path} ${s}: the idempotency errors`)
     }
   })
 
@@ -212,6 +213,10 @@ t.test('what a route config asks: the API key and its scope, the rate-limit head
     config: { apiKeyScope: 'reports:read' }
   }, async () => ({ n: 1 }))
   app.get(`${API}/other`, { schema: { operationId: 'getOther', security: [{ bearer: [] }], response: { 200: Thing } } }, async () => ({ n: 2 }))
+  app.post(`${API}/things`, {
+    schema: { operationId: 'createThing', security: [{ bearer: [] }], response: { 201: Thing } },
+    config: { freshProof: true, idempotent: true }
+  }, async () => ({ n: 3 }))
   await app.ready()
   const doc = app.swagger() as unknown as Doc
   const op = doc.paths[`${API}/things`].get
@@ -224,6 +229,11 @@ t.test('what a route config asks: the API key and its scope, the rate-limit head
   t.same(doc.paths[`${API}/other`].get.security, [{ bearer: [] }], 'no key where the config has no scope')
   t.notOk(doc.paths[`${API}/other`].get.responses[200].headers, 'nor its headers')
   t.same(doc.servers, [{ url: 'https://pir.test', description: 'this deployment (PUBLIC_URL)' }])
+  const fresh = doc.paths[`${API}/things`].post
+  t.same(Object.keys(fresh.responses), ['201', '403', '409', '422'], 'the errors its config implies, though its schema lists none')
+  t.match(fresh.responses[403], { description: /re-authentication required/, content: { 'application/json': { schema: { $ref: '#/components/schemas/GeneralError' }, example: { code: 403 } } } })
+  t.match(fresh.description, /STEP_UP_MAX_AGE_S/)
+  t.ok(fresh.responses[201].headers?.['Idempotent-Replayed'], 'Idempotent-Replayed')
 })
 
 t.test('two different schemas under one title: the document is refused', async (t) => {
