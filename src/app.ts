@@ -126,7 +126,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(freshProofPlugin, { maxAgeS: config.stepUpMaxAgeS, now: deps.now })
   await app.register(idempotencyPlugin, { now: deps.now })
   // before the routes: its onRoute hook collects every route's schema
-  await app.register(openApiPlugin, { prefix: API_PREFIX, version: '1.0.0' })
+  await app.register(openApiPlugin, { prefix: API_PREFIX, version: '1.0.0', publicUrl: config.publicUrl })
 
   // routes
   await app.register(async (api) => {

@@ -25,6 +25,7 @@ const accountRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
 
   app.post('/password', {
     schema: {
+      operationId: 'changePassword',
       tags, security,
       summary: 'Change the password (ends every other session, mails a notice)',
       body: PasswordChangeBodySchema,
@@ -44,6 +45,7 @@ const accountRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
 
   app.delete('/account', {
     schema: {
+      operationId: 'deleteAccount',
       tags, security,
       summary: 'Delete the account and everything of it (403 when the password or Google credential is refused)',
       description: 'Send `{password}`, or for an account without a password `{clientId, credential}` with a fresh Google ID ' +
@@ -51,6 +53,7 @@ const accountRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
       body: AccountDeleteBodySchema,
       response: { 204: Type.Null(), ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
     },
+    config: { sessionCookie: true },
     preHandler: perAccount
   }, async (request, reply) => {
     const outcome = await accountDeletion.remove(request.user.id, request.body ?? {}, requestMeta(request))

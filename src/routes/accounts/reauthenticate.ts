@@ -36,6 +36,7 @@ const reauthenticateRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
 
   app.post('/reauthenticate', {
     schema: {
+      operationId: 'reauthenticate',
       tags: ['auth'],
       security: [{ bearer: [] }, { cookie: [] }],
       summary: "Prove the account's owner again: the session may make sensitive calls for STEP_UP_MAX_AGE_S",

@@ -20,7 +20,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/', {
     config: { apiKeyScope: 'webhooks', freshProof: true, idempotent: true },
     schema: {
-      tags, security,
+      operationId: 'createWebhook', tags, security,
       summary: 'Register an endpoint for events; the signing secret is in this answer only (at most 10 endpoints per account: 409)',
       body: CreateWebhookBodySchema,
       response: { 201: CreatedWebhookSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 409, 422, 429, 500, 503) }
@@ -30,7 +30,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/', {
     config: { apiKeyScope: 'webhooks' },
     schema: {
-      tags, security, summary: 'The account\'s endpoints (never their secrets)',
+      operationId: 'listWebhooks', tags, security, summary: 'The account\'s endpoints (never their secrets)',
       response: { 200: WebhookListSchema, ...errorResponses(401, 403, 429, 500, 503) }
     }
   }, async (request) => await webhooks.list(request.user.id))
@@ -38,7 +38,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete('/:id', {
     config: { apiKeyScope: 'webhooks' },
     schema: {
-      tags, security, summary: 'Delete an endpoint and its delivery log',
+      operationId: 'deleteWebhook', tags, security, summary: 'Delete an endpoint and its delivery log',
       params: IdParams,
       response: { 204: Type.Null(), ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 403, 404, 429, 500, 503) }
     }
@@ -50,7 +50,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/:id/rotate', {
     config: { apiKeyScope: 'webhooks', freshProof: true },
     schema: {
-      tags, security, summary: 'A new signing secret (in this answer only); for 24 h deliveries carry a signature by the previous one too',
+      operationId: 'rotateWebhookSecret', tags, security, summary: 'A new signing secret (in this answer only); for 24 h deliveries carry a signature by the previous one too',
       params: IdParams,
       response: { 200: RotatedWebhookSchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 403, 404, 429, 500, 503) }
     }
@@ -59,7 +59,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/:id/test', {
     config: { apiKeyScope: 'webhooks' },
     schema: {
-      tags, security, summary: 'Send a webhook.test event to the endpoint (409 when it is disabled)',
+      operationId: 'sendWebhookTest', tags, security, summary: 'Send a webhook.test event to the endpoint (409 when it is disabled)',
       params: IdParams,
       response: { 202: QueuedDeliverySchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 403, 404, 409, 429, 500, 503) }
     }
@@ -68,7 +68,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/:id/deliveries', {
     config: { apiKeyScope: 'webhooks' },
     schema: {
-      tags, security, summary: 'The endpoint\'s deliveries, newest first, paged',
+      operationId: 'listWebhookDeliveries', tags, security, summary: 'The endpoint\'s deliveries, newest first, paged',
       params: IdParams,
       querystring: PageQuerySchema,
       response: { 200: WebhookDeliveryListSchema, ...errorResponses(...PARAM_ERRORS, 400, 401, 403, 404, 429, 500, 503) }
@@ -78,7 +78,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/:id/deliveries/:deliveryId/retry', {
     config: { apiKeyScope: 'webhooks' },
     schema: {
-      tags, security, summary: 'Send a failed or pending delivery again now, with the same webhook-id (409 when delivered or the endpoint is disabled)',
+      operationId: 'retryWebhookDelivery', tags, security, summary: 'Send a failed or pending delivery again now, with the same webhook-id (409 when delivered or the endpoint is disabled)',
       params: DeliveryParams,
       response: { 202: QueuedDeliverySchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 403, 404, 409, 429, 500, 503) }
     }
