@@ -21,6 +21,7 @@ import sessionCookiePlugin from './plugins/session-cookie.ts'
 import jwtPlugin from './plugins/jwt.ts'
 import originCheckPlugin from './plugins/origin-check.ts'
 import rateLimitPlugin from './plugins/rate-limit.ts'
+import apiKeysPlugin from './plugins/api-keys.ts'
 import queuePlugin from './plugins/queue.ts'
 import staticPlugin from './plugins/static.ts'
 import ssePlugin from './plugins/sse.ts'
@@ -45,6 +46,7 @@ import clientConfigRoutes from './routes/dashboard/client-config.ts'
 import reportExportRoutes from './routes/reports/export.ts'
 import linkPageRoutes from './routes/dashboard/link-pages.ts'
 import imageRoutes from './routes/images/index.ts'
+import apiKeyRoutes from './routes/api-keys/index.ts'
 
 export const API_PREFIX = '/api/v1'
 
@@ -118,6 +120,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(jwtPlugin, config.jwt)
   await app.register(originCheckPlugin, { allowedOrigins: [new URL(config.publicUrl).origin, ...config.corsOrigins] })
   await app.register(rateLimitPlugin, { limits: config.rateLimits, redisUrl: config.redisUrl })
+  // API keys on Bearer requests: their view, their own budget and the scope each route allows
+  await app.register(apiKeysPlugin)
   // before the routes: its onRoute hook collects every route's schema
   await app.register(openApiPlugin, { prefix: API_PREFIX, version: '1.0.0' })
 
@@ -131,6 +135,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     await api.register(protectedAuthRoutes, { prefix: '/auth' })
     await api.register(sessionRoutes, { prefix: '/auth' })
     await api.register(accountRoutes, { prefix: '/auth', config })
+    await api.register(apiKeyRoutes, { prefix: '/auth' })
     await api.register(reportRoutes, { prefix: '/report' })
     await api.register(reportExportRoutes, { prefix: '/report' })
     await api.register(ingestRoutes, { prefix: '/ingest', config })

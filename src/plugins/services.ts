@@ -21,6 +21,7 @@ import { createPasswordProof } from '../services/accounts/password-proof.ts'
 import { createAccountDeletionService } from '../services/accounts/deletion.ts'
 import { createImageService } from '../services/images/index.ts'
 import { createOutboundFetch } from '../services/outbound/fetch.ts'
+import { createApiKeyService } from '../services/api-keys/index.ts'
 
 export interface ServicesOptions {
   config: Config
@@ -70,9 +71,15 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   })
   const outbound = createOutboundFetch({ allowPrivate: config.outbound.allowPrivate, httpsOnly: config.production })
   const images = createImageService({ database, fetch: outbound, log: app.log, now })
+  const apiKeys = createApiKeyService({
+    database, now,
+    isEnded: sessions.isEnded,
+    announceEnded: sessions.announceEnded,
+    onWriteError: (err) => app.log.warn({ err }, 'recording an API key\'s last use failed')
+  })
   return {
     passwords, mail, audit, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
-    sessionControl, passwordChange, passwordProof, accountDeletion, images
+    sessionControl, passwordChange, passwordProof, accountDeletion, images, apiKeys
   }
 }
 

@@ -20,24 +20,27 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', app.authenticate)
 
   app.post('/', {
+    config: { apiKeyScope: 'reports:write' },
     schema: {
       tags, security, summary: 'Create a draft report on 1 to 5 profiles (one per source)',
       body: CreateReportBodySchema,
-      response: { 201: CreatedReportSchema, ...errorResponses(400, 401, 404, 413, 415, 429, 500, 503) }
+      response: { 201: CreatedReportSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 429, 500, 503) }
     }
   }, async (request, reply) => {
     return reply.code(201).send(await reports.create(request.user.id, request.body.profiles))
   })
 
   app.get('/', {
+    config: { apiKeyScope: 'reports:read' },
     schema: {
       tags, security, summary: 'The user\'s reports, newest first',
       querystring: PageQuerySchema,
-      response: { 200: ReportListSchema, ...errorResponses(400, 401, 429, 500, 503) }
+      response: { 200: ReportListSchema, ...errorResponses(400, 401, 403, 429, 500, 503) }
     }
   }, async (request) => reports.list(request.user.id, request.query.offset, request.query.limit))
 
   app.post('/:id/generate', {
+    config: { apiKeyScope: 'reports:write' },
     schema: {
       tags, security, summary: 'Queue generation (takes one report credit unless subscribed)',
       params: IdParams,
@@ -46,6 +49,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => reply.code(202).send(await reports.generate(request.user.id, request.params.id)))
 
   app.get('/:id', {
+    config: { apiKeyScope: 'reports:read' },
     schema: {
       tags, security, summary: 'The report: its ReportItems once ready (ETag, 304 on If-None-Match)',
       params: IdParams,
@@ -61,6 +65,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/:id/interests', {
+    config: { apiKeyScope: 'reports:read' },
     schema: {
       tags, security, summary: 'The full interest category tree of the report\'s profile on a source',
       params: IdParams,
@@ -73,6 +78,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/:id/friends', {
+    config: { apiKeyScope: 'reports:read' },
     schema: {
       tags, security, summary: 'Friends with common interests or red flags, paged',
       params: IdParams,
@@ -86,6 +92,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/:id/friends/:friendId', {
+    config: { apiKeyScope: 'reports:read' },
     schema: {
       tags, security, summary: 'One friend: the interests it shares with the report\'s profile and its red flags',
       params: FriendParams,
@@ -95,6 +102,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => reports.friendDetail(request.user.id, request.params.id, request.query.source, request.params.friendId))
 
   app.get('/:id/diffs', {
+    config: { apiKeyScope: 'reports:read' },
     schema: {
       tags, security, summary: 'Month-by-month interest changes, newest first, paged',
       params: IdParams,
@@ -110,6 +118,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.delete('/:id', {
+    config: { apiKeyScope: 'reports:write' },
     schema: {
       tags, security, summary: 'Delete the report and its events',
       params: IdParams,

@@ -19,7 +19,7 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(app.cookieReader)
 
   app.get('/sessions', {
-    schema: { tags, security, summary: "The user's live sessions, most recently used first", response: { 200: SessionListSchema, ...errorResponses(401, 429, 500, 503) } }
+    schema: { tags, security, summary: "The user's live sessions, most recently used first", response: { 200: SessionListSchema, ...errorResponses(401, 403, 429, 500, 503) } }
   }, async (request) => {
     const listed = await sessionControl.listOfUser(request.user.id)
     return {
@@ -40,7 +40,7 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags, security,
       summary: "End one of the user's sessions (the current one too: that signs out); 404 for an unknown id or another user's",
       params: SessionIdParamsSchema,
-      response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 404, 429, 500, 503) }
+      response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 403, 404, 429, 500, 503) }
     }
   }, async (request, reply) => {
     const { id } = request.params
@@ -54,7 +54,7 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags, security,
       summary: 'End every session of the user but the current one',
-      response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 429, 500, 503) }
+      response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
     }
   }, async (request) => {
     if (await sessionControl.endOthers(request.user.id, request.user.sid) > 0) {
