@@ -200,6 +200,615 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The user's API keys (never the key itself) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the keys not revoked (expired ones too), newest first */
+                            items: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description null: the key does not expire */
+                                expiresAt: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description the last request with the key, to within a minute; null: never used */
+                                lastUsedAt: string | null;
+                                name: string;
+                                /** @description the 12 characters after `pir_`: names the key in listings and logs */
+                                prefix: string;
+                                scopes: ("reports:read" | "reports:write" | "profiles:read" | "webhooks" | "alerts")[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Issue an API key (shown once); at most 20 live keys per user (409) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "nightly export",
+                     *       "scopes": [
+                     *         "reports:read"
+                     *       ],
+                     *       "expiresInDays": 90
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description no expiry when absent */
+                        expiresInDays?: number;
+                        /** @description what the key is for, as its owner will recognise it */
+                        name: string;
+                        scopes: ("reports:read" | "reports:write" | "profiles:read" | "webhooks" | "alerts")[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "1f0e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
+                         *       "name": "nightly export",
+                         *       "scopes": [
+                         *         "reports:read"
+                         *       ],
+                         *       "prefix": "3f9a0c12be47",
+                         *       "key": "pir_3f9a0c12be47_q8Zk1M0yVbGQm2Jx4rT7sW9uN3eP5aH6cL8dF0gK2iE",
+                         *       "createdAt": "2030-01-01T10:00:00.000Z",
+                         *       "expiresAt": "2030-04-01T10:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description null: the key does not expire */
+                            expiresAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description `pir_<prefix>_<secret>`, sent as `Authorization: Bearer <key>`; shown this once, only its hash is kept */
+                            key: string;
+                            name: string;
+                            /** @description the 12 characters after `pir_`: names the key in listings and logs */
+                            prefix: string;
+                            scopes: ("reports:read" | "reports:write" | "profiles:read" | "webhooks" | "alerts")[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an API key: refused on every instance within a second; 404 for an unknown id or another user's */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/confirm/{hash}": {
         parameters: {
             query?: never;
@@ -445,6 +1054,25 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -808,6 +1436,25 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -990,6 +1637,25 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1136,6 +1802,25 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1859,6 +2544,25 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1962,6 +2666,25 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2136,6 +2859,25 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3150,6 +3892,25 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3335,6 +4096,25 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3552,6 +4332,25 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4149,6 +4948,25 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4335,6 +5153,25 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4489,6 +5326,25 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4625,6 +5481,25 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": 401,
+                         *       "message": "access denied"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description HTTP status */
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
