@@ -102,24 +102,17 @@ async function jwtPlugin (app: FastifyInstance, opts: JwtPluginOptions) {
 
   let keys: KeyAuthenticator = async () => null
   app.decorate('acceptApiKeys', (authenticator: KeyAuthenticator) => { keys = authenticator })
-  async function authenticateKey (request: FastifyRequest, reply: FastifyReply, key: string): Promise<void> {
-    const user = await keys(request, reply, key)
-    if (!user) throw new Unauthorized()
-    request.user = user
-  }
 
-  // A key's path is its own function, handed back unawaited: the JWT path has no await to pass.
   app.decorate('authenticate', async (request: FastifyRequest, reply: FastifyReply) => {
     const token = bearer(request)
-    if (token !== undefined && token.startsWith(KEY_MARK)) return authenticateKey(request, reply, token)
-    const user = token ? verify(token) : null
+    const user = token ? (token.startsWith(KEY_MARK) ? await keys(request, reply, token) : verify(token)) : null
     if (!user) throw new Unauthorized()
     request.user = user
   })
 
   app.decorate('identify', async (request: FastifyRequest, reply: FastifyReply) => {
     const token = bearer(request)
-    if (token) return token.startsWith(KEY_MARK) ? keys(request, reply, token) : verify(token)
+    if (token) return token.startsWith(KEY_MARK) ? await keys(request, reply, token) : verify(token)
     const found = await app.readSessionCookie(request)
     return found ? { id: found.session.userId, sid: found.session.publicId } : null
   })

@@ -120,7 +120,9 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
   app.decorate('apiKeyLimit', handlerOf({
     max: limits.apiKey,
     timeWindow: 60_000,
-    keyGenerator: (request: FastifyRequest) => `key:${request.user.apiKey!.id}`,
+    // the key's id as it is (a random UUID, no user's id): a counter key built per request would be
+    // hashed anew on every lookup
+    keyGenerator: (request: FastifyRequest) => request.user.apiKey!.id,
     labels: KEY_LIMIT_HEADERS,
     addHeaders: allOf(KEY_LIMIT_HEADERS),
     addHeadersOnExceeding: allOf(KEY_LIMIT_HEADERS)
