@@ -21,7 +21,7 @@ export function freshProofCheck (sessions: Pick<SessionService, 'provedAt'>, opt
   const now = opts.now ?? Date.now
   const maxAgeMs = opts.maxAgeS * 1000
   return async function requireFreshProof (request: FastifyRequest): Promise<void> {
-    const user = request.user as (FastifyRequest['user'] & { apiKey?: unknown }) | undefined
+    const user = request.user as FastifyRequest['user'] | undefined
     if (!user) throw new Unauthorized()
     if (user.apiKey !== undefined) return
     const provedAt = await sessions.provedAt(user.sid)
