@@ -21,8 +21,9 @@ const P = 'webhook'
 function endpointItem (endpoint, c) {
   const log = deliveryLog(endpoint, c.alert)
   log.node.hidden = true
-  const button = (label, action, aria, kind = '') => {
-    const b = h('button', { type: 'button', class: `button small ${kind}`.trim(), 'aria-label': `${aria} ${endpoint.url}` }, label)
+  // the accessible name starts with the visible text, then says which endpoint
+  const button = (label, action, kind = '') => {
+    const b = h('button', { type: 'button', class: `button small ${kind}`.trim(), 'aria-label': `${label}: ${endpoint.url}` }, label)
     b.addEventListener('click', () => action(b))
     return b
   }
@@ -31,7 +32,7 @@ function endpointItem (endpoint, c) {
     log.node.hidden = !open
     toggle.setAttribute('aria-expanded', String(open))
     if (open) log.refresh()
-  }, 'The deliveries to')
+  })
   toggle.setAttribute('aria-expanded', 'false')
   toggle.setAttribute('aria-controls', log.node.id)
   toggle.classList.add('log-toggle')
@@ -42,7 +43,7 @@ function endpointItem (endpoint, c) {
     // the log shows it arriving
     if (log.node.hidden) toggle.click()
     else await log.refresh()
-  }), 'Send a test event to')
+  }))
   send.classList.add('send-test')
   const rotate = button('Rotate secret', (b) => c.act(b, async () => {
     const { secret } = await withFreshProof(c.ctx, c.proofSlot, P, () => api.rotateWebhook(endpoint.id))
@@ -53,7 +54,7 @@ function endpointItem (endpoint, c) {
       more: 'For 24 hours deliveries are signed with the previous secret too, so the receiver can switch without missing one.'
     })
     c.secret.querySelector('input')?.focus()
-  }), 'Rotate the signing secret of')
+  }))
   rotate.classList.add('rotate')
   const remove = button('Delete', (b) => {
     if (!confirm(`Delete the webhook ${endpoint.url}? Nothing more is sent to it and its delivery log goes too.`)) return
@@ -61,7 +62,7 @@ function endpointItem (endpoint, c) {
       await api.deleteWebhook(endpoint.id)
       await c.reload()
     })
-  }, 'Delete the webhook', 'danger')
+  }, 'danger')
   remove.classList.add('delete')
 
   return h('li', { class: 'program-item webhook', dataset: { id: endpoint.id } },
