@@ -30,17 +30,23 @@ export async function withFreshProof (ctx, slot, prefix, call) {
   return await call()
 }
 
+/** the cancel of the prompt open in a slot: a second call there cancels the first one's */
+const open = new WeakMap()
+
 /** the inline prompt; resolves once the session has proved its owner again */
 function proveAgain (ctx, slot, prefix) {
+  open.get(slot)?.()
   return new Promise((resolve, reject) => {
     const back = document.activeElement
     const close = () => {
+      open.delete(slot)
       fill(slot)
       slot.hidden = true
       if (back instanceof HTMLElement && back.isConnected) back.focus()
     }
     const done = () => { close(); resolve() }
     const cancel = () => { close(); reject(new ProofCancelled('not proved')) }
+    open.set(slot, cancel)
     const cancelButton = h('button', { type: 'button', class: 'button ghost', id: `${prefix}-proof-cancel` }, 'Cancel')
     cancelButton.addEventListener('click', cancel)
     const body = ctx.user?.hasPassword
