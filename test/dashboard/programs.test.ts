@@ -218,8 +218,8 @@ t.test('programs on the account page', { skip }, async (t) => {
     t.teardown(() => context.close())
     const email = `google-proof-${process.pid}@example.com`
     const sub = `2000${process.pid}`
-    const sendCredential = (credential: string) => page.evaluate((c) => (window as unknown as { handleGoogleCredential: (r: object) => Promise<void> })
-      .handleGoogleCredential({ credential: c, select_by: 'btn', clientId: TEST_CLIENT_ID }), credential)
+    const sendCredential = (credential: string) => page.evaluate(([c, clientId]) => (window as unknown as { handleGoogleCredential: (r: object) => Promise<void> })
+      .handleGoogleCredential({ credential: c, select_by: 'btn', clientId }), [credential, TEST_CLIENT_ID])
     await page.goto(PUBLIC_ORIGIN)
     await page.locator('#google-button').waitFor(WAIT)
     await sendCredential(google.idToken({ sub, email, name: 'Only Google' }))
