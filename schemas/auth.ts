@@ -12,7 +12,7 @@ export const SigninBodySchema = Type.Object({
   password: Type.String({ minLength: 1, maxLength: 256 }),
   token: Type.Optional(Type.Boolean({ description: 'return the JWT in the body' })),
   remember: Type.Optional(Type.Boolean({ description: 'false: browser-session cookie; never changes the JWT lifetime' }))
-}, { examples: [{ email: 'jane@example.com', password: 'correct horse battery', token: true }] })
+}, { title: 'SigninBody', examples: [{ email: 'jane@example.com', password: 'correct horse battery', token: true }] })
 export type SigninBody = Static<typeof SigninBodySchema>
 
 export const SignupBodySchema = Type.Object({
@@ -21,7 +21,7 @@ export const SignupBodySchema = Type.Object({
   token: Type.String({ minLength: 1, maxLength: 4096, description: 'CAPTCHA token' }),
   promocode: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   acquisition_code: Type.Optional(AcquisitionCodeSchema)
-}, { examples: [{ email: 'jane@example.com', password: 'correct horse battery', token: 'captcha-token', acquisition_code: 'spring-campaign' }] })
+}, { title: 'SignupBody', examples: [{ email: 'jane@example.com', password: 'correct horse battery', token: 'captcha-token', acquisition_code: 'spring-campaign' }] })
 export type SignupBody = Static<typeof SignupBodySchema>
 
 export const HashParamsSchema = Type.Object({ hash: Type.String({ minLength: 1, maxLength: 128 }) })
@@ -40,7 +40,7 @@ export const AuthInfoSchema = Type.Object({
     Type.Null()
   ]),
   createdAt: Type.String()
-})
+}, { title: 'AuthInfo' })
 export type AuthInfo = Static<typeof AuthInfoSchema>
 
 // A recovery link's secret. Nothing about its form is refused here: an empty or odd one is simply an
@@ -50,12 +50,12 @@ export const RecoveryHashParamsSchema = Type.Object({ hash: Type.String({ maxLen
 
 export const RecoveryBodySchema = Type.Object({
   email: EmailSchema
-}, { examples: [{ email: 'jane@example.com' }] })
+}, { title: 'RecoveryBody', examples: [{ email: 'jane@example.com' }] })
 export type RecoveryBody = Static<typeof RecoveryBodySchema>
 
 export const RecoveryPasswordBodySchema = Type.Object({
   password: PasswordSchema
-}, { examples: [{ password: 'a new correct horse battery' }] })
+}, { title: 'RecoveryPasswordBody', examples: [{ password: 'a new correct horse battery' }] })
 export type RecoveryPasswordBody = Static<typeof RecoveryPasswordBodySchema>
 
 // Google Identity Services posts {clientId, credential, select_by}; the checks that matter are on the
@@ -66,7 +66,7 @@ export const IdpBodySchema = Type.Object({
   select_by: Type.String({ maxLength: 64 }),
   token: Type.Optional(Type.Boolean({ description: 'return the JWT in the body' })),
   acquisition_code: Type.Optional(AcquisitionCodeSchema)
-}, { examples: [{ clientId: '1234.apps.googleusercontent.com', credential: 'eyJhbGciOiJSUzI1NiIs…', select_by: 'btn', token: true }] })
+}, { title: 'IdpBody', examples: [{ clientId: '1234.apps.googleusercontent.com', credential: 'eyJhbGciOiJSUzI1NiIs…', select_by: 'btn', token: true }] })
 export type IdpBody = Static<typeof IdpBodySchema>
 
 // The account page: its sessions, a password change, deleting the account (docs/decisions.md, Account control).
@@ -80,10 +80,10 @@ export const SessionItemSchema = Type.Object({
   }),
   ipPrefix: Type.Union([Type.String(), Type.Null()], { description: 'the network of the sign-in: an IPv4 /24 (a.b.c.0/24) or an IPv6 /48' }),
   current: Type.Boolean({ description: "the session of the request's own JWT" })
-})
+}, { title: 'SessionItem' })
 export const SessionListSchema = Type.Object({
   items: Type.Array(SessionItemSchema, { description: 'live sessions, most recently used first' })
-}, {
+}, { title: 'SessionList',
   examples: [{
     items: [{
       id: '7d6c1b2e-1f2a-4c3b-9d4e-5f6a7b8c9d0e', createdAt: '2030-01-01T10:00:00.000Z', lastUsedAt: '2030-01-02T09:30:00.000Z',
@@ -99,7 +99,7 @@ export const PasswordChangeBodySchema = Type.Object({
   // the stored password is checked as sign-in checks it: any length it may have, up to the cap
   currentPassword: Type.String({ minLength: 1, maxLength: 256 }),
   newPassword: PasswordSchema
-}, { examples: [{ currentPassword: 'correct horse battery', newPassword: 'a new correct horse battery' }] })
+}, { title: 'PasswordChangeBody', examples: [{ currentPassword: 'correct horse battery', newPassword: 'a new correct horse battery' }] })
 export type PasswordChangeBody = Static<typeof PasswordChangeBodySchema>
 
 // Either proof the account has: its password, or a fresh Google credential of its linked Google account.
@@ -107,5 +107,19 @@ export const AccountDeleteBodySchema = Type.Object({
   password: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   clientId: Type.Optional(Type.String({ maxLength: 256 })),
   credential: Type.Optional(Type.String({ maxLength: 8192, description: 'a Google ID token of the linked Google account' }))
-}, { examples: [{ password: 'correct horse battery' }, { clientId: '1234.apps.googleusercontent.com', credential: 'eyJhbGciOiJSUzI1NiIs…' }] })
+}, { title: 'AccountDeleteBody', examples: [{ password: 'correct horse battery' }, { clientId: '1234.apps.googleusercontent.com', credential: 'eyJhbGciOiJSUzI1NiIs…' }] })
 export type AccountDeleteBody = Static<typeof AccountDeleteBodySchema>
+
+// POST /auth/reauthenticate: the same proofs as deleting the account; a credential's clientId may be
+// left out while one Google client is configured (docs/decisions.md, Fresh authentication).
+export const ReauthenticateBodySchema = Type.Object({
+  password: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  clientId: Type.Optional(Type.String({ maxLength: 256 })),
+  credential: Type.Optional(Type.String({ maxLength: 8192, description: 'a Google ID token of the linked Google account' }))
+}, { title: 'ReauthenticateBody', examples: [{ password: 'correct horse battery' }, { credential: 'eyJhbGciOiJSUzI1NiIs…' }] })
+export type ReauthenticateBody = Static<typeof ReauthenticateBodySchema>
+
+export const ReauthenticatedSchema = Type.Object({
+  status: Type.Literal('success'),
+  token: Type.String({ description: 'a new JWT of the same session, whose proof of its owner is now' })
+}, { title: 'Reauthenticated' })

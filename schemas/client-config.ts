@@ -12,5 +12,5 @@ export const ClientConfigSchema = Type.Object({
   development: Type.Boolean({
     description: 'whether this is a development server (NODE_ENV other than production): the page may then name commands its developer can run, such as the one that makes a promo code'
   })
-}, { additionalProperties: false, examples: [{ googleClientId: null, billing: false, devOutbox: '/srv/app/.data/outbox', development: true }] })
+}, { title: 'ClientConfig', additionalProperties: false, examples: [{ googleClientId: null, billing: false, devOutbox: '/srv/app/.data/outbox', development: true }] })
 export type ClientConfig = Static<typeof ClientConfigSchema>

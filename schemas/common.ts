@@ -2,7 +2,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 
 export const SOURCES = ['ig', 'fb', 'tt', 'tw', 'li'] as const
-export const SourceSchema = Type.Union(SOURCES.map((s) => Type.Literal(s)), { description: 'source network' })
+export const SourceSchema = Type.Union(SOURCES.map((s) => Type.Literal(s)), { title: 'Source', description: 'source network' })
 export type Source = Static<typeof SourceSchema>
 
 // A UUID as the database's uuid columns print it (users, reports): a string that is not one is never
@@ -14,13 +14,13 @@ export const isUuid = (value: string): boolean => UUID_PATTERN.test(value)
 export const GeneralErrorSchema = Type.Object({
   code: Type.Integer({ description: 'HTTP status' }),
   message: Type.String()
-}, { $id: 'GeneralError', examples: [{ code: 401, message: 'access denied' }] })
+}, { title: 'GeneralError', $id: 'GeneralError' })
 export type GeneralError = Static<typeof GeneralErrorSchema>
 
 export const FieldErrorSchema = Type.Object({
   field: Type.Union([Type.Literal('email'), Type.Literal('password'), Type.Literal('promocode')]),
   message: Type.String()
-})
+}, { title: 'FieldError' })
 export type FieldError = Static<typeof FieldErrorSchema>
 
 export const FormResultSchema = Type.Object({
@@ -28,10 +28,10 @@ export const FormResultSchema = Type.Object({
   token: Type.Optional(Type.String({ description: 'JWT, only when the request set `token` to true' })),
   isNewUser: Type.Optional(Type.Boolean()),
   fieldError: Type.Optional(FieldErrorSchema)
-}, { examples: [{ status: 'error', fieldError: { field: 'password', message: 'Wrong e-mail or password' } }] })
+}, { title: 'FormResult', examples: [{ status: 'error', fieldError: { field: 'password', message: 'Wrong e-mail or password' } }] })
 export type FormResult = Static<typeof FormResultSchema>
 
-export const SuccessSchema = Type.Object({ status: Type.Literal('success') })
+export const SuccessSchema = Type.Object({ status: Type.Literal('success') }, { title: 'Success' })
 
 export const PageQuerySchema = Type.Object({
   offset: Type.Integer({ minimum: 0, default: 0 }),

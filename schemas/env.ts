@@ -54,7 +54,7 @@ export const EnvSchema = Type.Object({
   OUTBOUND_ALLOW_PRIVATE: OnOff('off'),
   // seconds since a session last proved its owner within which a sensitive call is allowed
   STEP_UP_MAX_AGE_S: Int(600, 10, 86400),
-  // seconds after the first attempt at which a webhook delivery is tried, comma-separated
+  // seconds after a webhook delivery's creation at which each attempt is due, comma-separated
   WEBHOOK_RETRY_SCHEDULE: Type.String({ default: '0,5,300,1800,7200,18000,36000,36000' }),
   WEBHOOK_ALLOW_PRIVATE: Type.Boolean({ default: false }),
   ARGON2_MEMORY_KIB: Int(19456, 1024),

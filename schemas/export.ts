@@ -25,10 +25,10 @@ export const ReportDetailSchema = Type.Object({
     redFlags: Type.Array(FriendSchema, { description: 'every friend with red flags, in the red-flags order' })
   }, closed),
   diffs: Type.Array(DiffItemSchema, { description: 'every month with a change, newest first, full new/lost lists (GET /report/{id}/diffs)' })
-}, closed)
+}, { ...closed, title: 'ReportDetail' })
 export type ReportDetail = Static<typeof ReportDetailSchema>
 
 export const ReportExportSchema = Type.Composite([ReportSchema, Type.Object({
   details: Type.Array(ReportDetailSchema, { description: 'one per profile, in the order of items' })
-})])
+})], { title: 'ReportExport' })
 export type ReportExport = Static<typeof ReportExportSchema>

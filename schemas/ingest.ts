@@ -34,13 +34,13 @@ export const CategoryRecordSchema = Type.Object({
   id: Id,
   name: Name,
   synthetic: Type.Boolean()
-}, strict)
+}, { ...strict, title: 'CategoryRecord' })
 
 export const RedFlagRecordSchema = Type.Object({
   type: Type.Literal('redflag'),
   id: Id,
   label: Name
-}, strict)
+}, { ...strict, title: 'RedFlagRecord' })
 
 export const InterestRecordSchema = Type.Object({
   type: Type.Literal('interest'),
@@ -48,7 +48,7 @@ export const InterestRecordSchema = Type.Object({
   name: Name,
   categoryId: Id,
   redFlagId: Nullable(Id)
-}, strict)
+}, { ...strict, title: 'InterestRecord' })
 
 export const AccountRecordSchema = Type.Object({
   type: Type.Literal('account'),
@@ -58,7 +58,7 @@ export const AccountRecordSchema = Type.Object({
   fullname: Fullname,
   image: Nullable(Url),
   interests: Type.Array(Id, { maxItems: INGEST_LIMITS.accountInterests, uniqueItems: true })
-}, strict)
+}, { ...strict, title: 'AccountRecord' })
 
 export const ProfileRecordSchema = Type.Object({
   type: Type.Literal('profile'),
@@ -68,7 +68,7 @@ export const ProfileRecordSchema = Type.Object({
   fullname: Fullname,
   image: Nullable(Url),
   link: Url
-}, strict)
+}, { ...strict, title: 'ProfileRecord' })
 
 export const FollowRecordSchema = Type.Object({
   type: Type.Literal('follow'),
@@ -76,13 +76,13 @@ export const FollowRecordSchema = Type.Object({
   accountId: Id,
   since: DateString,
   until: Nullable(DateString)
-}, strict)
+}, { ...strict, title: 'FollowRecord' })
 
 export const FriendRecordSchema = Type.Object({
   type: Type.Literal('friend'),
   a: Id,
   b: Id
-}, strict)
+}, { ...strict, title: 'FriendRecord' })
 
 export const INGEST_RECORD_SCHEMAS = {
   category: CategoryRecordSchema,
@@ -112,14 +112,14 @@ export const IngestQuerySchema = Type.Object({
 export const IngestLineErrorSchema = Type.Object({
   line: Type.Integer({ minimum: 1 }),
   reason: Type.String()
-})
+}, { title: 'IngestLineError' })
 export type IngestLineError = Static<typeof IngestLineErrorSchema>
 
 const TallySchema = Type.Object({
   inserted: Type.Integer({ minimum: 0, description: 'keys new to the database' }),
   updated: Type.Integer({ minimum: 0, description: 'keys whose stored values changed' }),
   unchanged: Type.Integer({ minimum: 0, description: 'keys already stored with these values' })
-}, { additionalProperties: false })
+}, { title: 'Tally', additionalProperties: false })
 export type IngestTally = Static<typeof TallySchema>
 
 const perType = <T extends TSchema>(s: T) => Type.Object({
@@ -132,7 +132,7 @@ export const IngestResultSchema = Type.Object({
   replaced: Type.Integer({ minimum: 0, description: 'records replaced by a later record of the same key in the input (the last one wins)' }),
   invalid: Type.Integer({ minimum: 0, description: 'number of invalid lines (skipped)' }),
   errors: Type.Array(IngestLineErrorSchema, { maxItems: 20, description: 'the first invalid lines, in line order' })
-}, {
+}, { title: 'IngestResult',
   description: '`imported`: records written per type, one per key (an account\'s interests included); ' +
     '`summary`: what that did to the database per type.',
   examples: [{

@@ -15,10 +15,10 @@ export const ProfileHitSchema = Type.Object({
   fullname: Type.String(),
   image: Type.Union([Type.String(), Type.Null()], { description: 'null when the profile has no image' }),
   link: Type.String()
-})
+}, { title: 'ProfileHit' })
 export type ProfileHit = Static<typeof ProfileHitSchema>
 
 export const ProfileSearchResultSchema = Type.Object({
   items: Type.Array(ProfileHitSchema, { description: 'exact username or full-name matches first, then by username' })
-})
+}, { title: 'ProfileSearchResult' })
 export type ProfileSearchResult = Static<typeof ProfileSearchResultSchema>

@@ -15,7 +15,7 @@ export const FollowerSchema = Type.Object({
   username: Type.String(),
   fullname: Type.String(),
   imageNotLoaded: Type.Boolean({ description: 'true when the account has no image' })
-}, closed)
+}, { ...closed, title: 'Follower' })
 export type Follower = Static<typeof FollowerSchema>
 
 export const InterestSchema = Type.Object({
@@ -28,7 +28,7 @@ export const InterestSchema = Type.Object({
   source: SourceSchema,
   follows: Type.Optional(Type.Array(FollowerSchema, { maxItems: 3, description: 'only on interests inside a category' })),
   redCatId: Type.Optional(Type.String({ description: 'red-flag bucket id; only on red-flag interests inside a category' }))
-}, closed)
+}, { ...closed, title: 'Interest' })
 export type Interest = Static<typeof InterestSchema>
 
 export const CategorySchema = Type.Object({
@@ -40,7 +40,7 @@ export const CategorySchema = Type.Object({
   category: Type.Optional(Type.String()),
   source: SourceSchema,
   interests: Type.Array(InterestSchema)
-}, closed)
+}, { ...closed, title: 'Category' })
 export type Category = Static<typeof CategorySchema>
 
 export const SourceProfileSchema = Type.Object({
@@ -51,14 +51,14 @@ export const SourceProfileSchema = Type.Object({
   imageNotLoaded: Type.Boolean(),
   source: SourceSchema,
   link: Type.String()
-}, closed)
+}, { ...closed, title: 'SourceProfile' })
 export type SourceProfile = Static<typeof SourceProfileSchema>
 
 // A friend is a source profile plus the two counts the friends lists are sorted by.
 export const FriendSchema = Type.Composite([SourceProfileSchema, Type.Object({
   count: Type.Integer({ minimum: 0, description: 'interests in common with the report profile' }),
   redFlagsCount: Type.Integer({ minimum: 0, description: "red-flag interests among the friend's interests" })
-})], closed)
+})], { ...closed, title: 'Friend' })
 export type Friend = Static<typeof FriendSchema>
 
 export const FriendsSchema = Type.Object({
@@ -72,7 +72,7 @@ export const FriendsSchema = Type.Object({
   hasRedFlags: Type.Boolean(),
   sortByRedFlagsAdjusted: Type.Optional(Type.Boolean({ description: 'present on offset-0 pages only' })),
   availableSources: Type.Array(SourceSchema)
-}, closed)
+}, { ...closed, title: 'Friends' })
 export type Friends = Static<typeof FriendsSchema>
 
 // GET /report/{id}/friends/{friendId}: one friend and the interests behind its two counts. The lists
@@ -85,7 +85,7 @@ export const FriendDetailSchema = Type.Object({
   redFlags: Type.Optional(Type.Array(InterestSchema, {
     description: "the friend's current red-flag interests (redFlagsCount of them), with the friend's own share and relative, the red-flag label as category"
   }))
-}, closed)
+}, { ...closed, title: 'FriendDetail' })
 export type FriendDetail = Static<typeof FriendDetailSchema>
 
 export const DiffItemSchema = Type.Object({
@@ -94,10 +94,10 @@ export const DiffItemSchema = Type.Object({
   lost: Type.Array(InterestSchema),
   totalNew: Type.Integer({ minimum: 0 }),
   totalLost: Type.Integer({ minimum: 0 })
-}, closed)
+}, { ...closed, title: 'DiffItem' })
 export type DiffItem = Static<typeof DiffItemSchema>
 
-export const InterestDiffsSchema = Type.Object({ items: Type.Array(DiffItemSchema) }, closed)
+export const InterestDiffsSchema = Type.Object({ items: Type.Array(DiffItemSchema) }, { ...closed, title: 'InterestDiffs' })
 export type InterestDiffs = Static<typeof InterestDiffsSchema>
 
 export const ReportItemSchema = Type.Object({
@@ -115,13 +115,13 @@ export const ReportItemSchema = Type.Object({
   friends: FriendsSchema,
   redFlags: Type.Optional(Type.Array(InterestSchema)),
   interestDiffs: Type.Optional(InterestDiffsSchema)
-}, closed)
+}, { ...closed, title: 'ReportItem' })
 export type ReportItem = Static<typeof ReportItemSchema>
 
 // ------------------------------------------------------------------ API bodies (HTTP contract)
 
 export const REPORT_STATUSES = ['draft', 'queued', 'generating', 'ready', 'failed'] as const
-export const ReportStatusSchema = Type.Union(REPORT_STATUSES.map((s) => Type.Literal(s)))
+export const ReportStatusSchema = Type.Union(REPORT_STATUSES.map((s) => Type.Literal(s)), { title: 'ReportStatus' })
 export type ReportStatus = Static<typeof ReportStatusSchema>
 
 export const CreateReportBodySchema = Type.Object({
@@ -129,7 +129,7 @@ export const CreateReportBodySchema = Type.Object({
     source: SourceSchema,
     username: Type.String({ minLength: 1, maxLength: 100 })
   }, closed), { minItems: 1, maxItems: 5, description: 'at most one profile per source' })
-}, { ...closed, examples: [{ profiles: [{ source: 'ig', username: 'jdoe' }] }] })
+}, { title: 'CreateReportBody', ...closed, examples: [{ profiles: [{ source: 'ig', username: 'jdoe' }] }] })
 export type CreateReportBody = Static<typeof CreateReportBodySchema>
 
 export const ReportProfileSchema = Type.Object({
@@ -137,7 +137,7 @@ export const ReportProfileSchema = Type.Object({
   username: Type.String(),
   fullname: Type.String(),
   image: Type.Union([Type.String(), Type.Null()])
-})
+}, { title: 'ReportProfile' })
 export type ReportProfile = Static<typeof ReportProfileSchema>
 
 export const ReportSummarySchema = Type.Object({
@@ -146,7 +146,7 @@ export const ReportSummarySchema = Type.Object({
   createdAt: IsoDate,
   generatedAt: Type.Union([IsoDate, Type.Null()]),
   profiles: Type.Array(ReportProfileSchema)
-})
+}, { title: 'ReportSummary' })
 export type ReportSummary = Static<typeof ReportSummarySchema>
 
 // 201 of POST /report: a fresh draft has never been generated, hence no generatedAt.
@@ -155,20 +155,20 @@ export const CreatedReportSchema = Type.Object({
   status: Type.Literal('draft'),
   createdAt: IsoDate,
   profiles: Type.Array(ReportProfileSchema)
-})
+}, { title: 'CreatedReport' })
 export type CreatedReport = Static<typeof CreatedReportSchema>
 
 export const GenerateReportResponseSchema = Type.Object({
   id: Type.String(),
   status: Type.Literal('queued')
-})
+}, { title: 'GenerateReportResponse' })
 export type GenerateReportResponse = Static<typeof GenerateReportResponseSchema>
 
 export const ReportListSchema = Type.Object({
   items: Type.Array(ReportSummarySchema),
   total: Type.Integer({ minimum: 0 }),
   hasMore: Type.Boolean()
-})
+}, { title: 'ReportList' })
 export type ReportList = Static<typeof ReportListSchema>
 
 export const ReportSchema = Type.Object({
@@ -178,20 +178,20 @@ export const ReportSchema = Type.Object({
   createdAt: IsoDate,
   generatedAt: Type.Union([IsoDate, Type.Null()]),
   items: Type.Array(ReportItemSchema, { description: 'in source order ig, fb, tt, tw, li; empty until ready' })
-})
+}, { title: 'Report' })
 export type Report = Static<typeof ReportSchema>
 
 export const InterestsResponseSchema = Type.Object({
   source: SourceSchema,
   items: Type.Array(CategorySchema)
-})
+}, { title: 'InterestsResponse' })
 export type InterestsResponse = Static<typeof InterestsResponseSchema>
 
 export const DiffsResponseSchema = Type.Object({
   items: Type.Array(DiffItemSchema, { description: 'newest month first, full new/lost lists' }),
   total: Type.Integer({ minimum: 0 }),
   hasMore: Type.Boolean()
-})
+}, { title: 'DiffsResponse' })
 export type DiffsResponse = Static<typeof DiffsResponseSchema>
 
 // ------------------------------------------------------------------ query strings

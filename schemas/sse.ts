@@ -1,7 +1,7 @@
 // The events of GET /sse/{reportId} (docs/architecture.md, An event from ingest to stream): their names and the JSON of their `data:` lines.
-// The stream is text/event-stream, not JSON, so the OpenAPI document carries these under the 200's
-// `x-events` (one schema per event name) with a description of the framing; the route and the hub
-// type what they write with them.
+// The stream is text/event-stream, not JSON: the OpenAPI document describes each event of it with
+// these (the media type's `itemSchema`, docs/decisions.md, OpenAPI document for generators); the
+// route and the hub type what they write with them.
 import { Type, type Static } from '@sinclair/typebox'
 import { ReportStatusSchema } from './report.ts'
 
@@ -17,21 +17,21 @@ export const SseStatusDataSchema = Type.Object({
   status: ReportStatusSchema,
   progress: Type.Integer({ minimum: 0, maximum: 100, description: 'percent done' }),
   stage: Type.Union([...REPORT_STAGES.map((s) => Type.Literal(s)), Type.Null()], { description: 'the step of the generation, null outside one' })
-}, { description: 'the report\'s state: sent on connect (without an id when the report has no event yet) and on each change, with `id: <seq>`' })
+}, { title: 'SseStatusData', description: 'the report\'s state: sent on connect (without an id when the report has no event yet) and on each change, with `id: <seq>`' })
 export type SseStatusData = Static<typeof SseStatusDataSchema>
 
 export const SseDoneDataSchema = Type.Object({
   reportId: ReportId,
   status: Type.Union([Type.Literal('ready'), Type.Literal('failed')]),
   error: Type.Optional(Type.String({ description: 'why the generation failed' }))
-}, { description: 'the generation is over (`id: <seq>`); the server then ends the stream, and a reconnect with this id is answered 204' })
+}, { title: 'SseDoneData', description: 'the generation is over (`id: <seq>`); the server then ends the stream, and a reconnect with this id is answered 204' })
 export type SseDoneData = Static<typeof SseDoneDataSchema>
 
 export const SseEndDataSchema = Type.Object({
   reason: Type.Union([Type.Literal('session-ended'), Type.Literal('report-deleted'), Type.Literal('token-expired')], {
     description: 'why: the session ended (signed out, ended elsewhere, password changed, account deleted), the report was deleted, or the Bearer token expired'
   })
-}, { description: 'the server ends the stream for a reason other than done (no id); reconnecting needs new credentials or is pointless' })
+}, { title: 'SseEndData', description: 'the server ends the stream for a reason other than done (no id); reconnecting needs new credentials or is pointless' })
 export type SseEndData = Static<typeof SseEndDataSchema>
 
 /** event name -> the schema of its data */
@@ -49,12 +49,8 @@ const FRAMING = [
   'a `: ping` comment line every SSE_HEARTBEAT_S seconds keeps proxies from closing an idle stream.',
   'Events: `status` (the state on connect and each change), `done` (the generation is over; the stream ends after it),',
   '`end` (the server ends the stream early: the session ended, the report was deleted, the Bearer token expired).',
-  'Reconnect with `Last-Event-ID: <seq>` (or ?lastEventId=) to get every event after it. The payload of each event is in `x-events`.'
+  'Reconnect with `Last-Event-ID: <seq>` (or ?lastEventId=) to get every event after it.'
 ].join(' ')
 
-/** the 200 of the stream route: its framing in words, its events' payloads as schemas */
-export const SseStreamSchema = Type.String({
-  description: FRAMING,
-  'x-events': SSE_EVENTS,
-  'x-comments': { retry: `retry: ${SSE_RETRY_MS}, once, first`, ping: ': ping, every SSE_HEARTBEAT_S seconds' }
-})
+/** the 200 of the stream route: its framing in words; the OpenAPI document describes each event (`itemSchema`) from SSE_EVENTS */
+export const SseStreamSchema = Type.String({ description: FRAMING })

@@ -26,6 +26,8 @@ import staticPlugin from './plugins/static.ts'
 import ssePlugin from './plugins/sse.ts'
 import metricsPlugin from './plugins/metrics.ts'
 import openApiPlugin from './plugins/openapi.ts'
+import freshProofPlugin from './plugins/fresh-proof.ts'
+import idempotencyPlugin from './plugins/idempotency.ts'
 
 import healthRoutes from './routes/operability/health.ts'
 import publicAuthRoutes from './routes/accounts/public.ts'
@@ -35,6 +37,7 @@ import recoveryRoutes from './routes/accounts/recovery.ts'
 import idpRoutes from './routes/accounts/idp.ts'
 import sessionRoutes from './routes/sessions/control.ts'
 import accountRoutes from './routes/accounts/account.ts'
+import reauthenticateRoutes from './routes/accounts/reauthenticate.ts'
 import reportRoutes from './routes/reports/index.ts'
 import ingestRoutes from './routes/ingest/index.ts'
 import profileRoutes from './routes/profiles/index.ts'
@@ -45,6 +48,7 @@ import clientConfigRoutes from './routes/dashboard/client-config.ts'
 import reportExportRoutes from './routes/reports/export.ts'
 import linkPageRoutes from './routes/dashboard/link-pages.ts'
 import imageRoutes from './routes/images/index.ts'
+import webhookRoutes from './routes/webhooks/index.ts'
 
 export const API_PREFIX = '/api/v1'
 
@@ -110,7 +114,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(accountChangesPlugin)
   // before the queue, so that on close the streams end first, not after the workers stop
   await app.register(ssePlugin, { heartbeatS: config.sseHeartbeatS, maxStreamsPerUser: config.sseMaxStreamsPerUser })
-  await app.register(queuePlugin, { ...config.queue, workers: config.workers, now: deps.now, observeJob: metrics?.observeJob })
+  await app.register(queuePlugin, { ...config.queue, workers: config.workers, webhooks: config.webhooks, now: deps.now, observeJob: metrics?.observeJob })
   await app.register(metricsPlugin, { metrics })
   await app.register(servicesPlugin, { config, now: deps.now, mail: deps.mail })
   // authentication: the session cookie, Bearer JWTs, and the Origin check of cookie calls
@@ -118,8 +122,11 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(jwtPlugin, config.jwt)
   await app.register(originCheckPlugin, { allowedOrigins: [new URL(config.publicUrl).origin, ...config.corsOrigins] })
   await app.register(rateLimitPlugin, { limits: config.rateLimits, redisUrl: config.redisUrl })
+  // the route flags (src/plugins/route-config.ts): each adds its hooks to the routes that ask, as they are registered
+  await app.register(freshProofPlugin, { maxAgeS: config.stepUpMaxAgeS, now: deps.now })
+  await app.register(idempotencyPlugin, { now: deps.now })
   // before the routes: its onRoute hook collects every route's schema
-  await app.register(openApiPlugin, { prefix: API_PREFIX, version: '1.0.0' })
+  await app.register(openApiPlugin, { prefix: API_PREFIX, version: '1.0.0', publicUrl: config.publicUrl })
 
   // routes
   await app.register(async (api) => {
@@ -131,11 +138,13 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     await api.register(protectedAuthRoutes, { prefix: '/auth' })
     await api.register(sessionRoutes, { prefix: '/auth' })
     await api.register(accountRoutes, { prefix: '/auth', config })
+    await api.register(reauthenticateRoutes, { prefix: '/auth', config })
     await api.register(reportRoutes, { prefix: '/report' })
     await api.register(reportExportRoutes, { prefix: '/report' })
     await api.register(ingestRoutes, { prefix: '/ingest', config })
     await api.register(profileRoutes, { prefix: '/profiles' })
     await api.register(imageRoutes, { prefix: '/images' })
+    await api.register(webhookRoutes, { prefix: '/webhooks' })
     await api.register(sseRoutes, { prefix: '/sse' })
     await api.register(billingRoutes, { prefix: '/billing' })
     // promo codes work without Stripe: outside the billing scope that answers 503 when it is not configured

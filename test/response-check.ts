@@ -26,6 +26,8 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 export interface OpenApiResponse { content?: Record<string, { schema?: unknown }> }
 export interface OpenApiDocument {
   paths: Record<string, Record<string, { responses: Record<string, OpenApiResponse> }>>
+  /** the named schemas a body schema refers to (`$ref: '#/components/schemas/Report'`) */
+  components?: { schemas?: Record<string, unknown> }
 }
 
 /** what the check needs of one response */
@@ -57,17 +59,22 @@ export function createAjv (): Ajv2020 {
   return ajv
 }
 
-// One compilation per distinct schema per process: every app of a file has the same document.
+// One compilation per distinct schema per process: every app of a file has the same document, and a
+// named schema is the same in every document (src/plugins/openapi-schemas.ts refuses two under one name).
 const ajv = createAjv()
 const byText = new Map<string, ValidateFunction>()
 const byObject = new WeakMap<object, ValidateFunction>()
 
-function validatorFor (schema: object): ValidateFunction {
+/** a body schema's validator; its `$ref`s resolve in the document's components, compiled along with it */
+function validatorFor (schema: object, components?: OpenApiDocument['components']): ValidateFunction {
   let v = byObject.get(schema)
   if (!v) {
     const text = JSON.stringify(schema)
     v = byText.get(text)
-    if (!v) byText.set(text, v = ajv.compile(schema))
+    if (!v) {
+      const refers = text.includes('"#/components/')
+      byText.set(text, v = ajv.compile(refers ? { ...schema, components: { schemas: components?.schemas ?? {} } } : schema))
+    }
     byObject.set(schema, v)
   }
   return v
@@ -173,7 +180,7 @@ export function checkResponse (doc: OpenApiDocument, r: SeenResponse, hasRoute?:
   }
   // HEAD carries no body; an event stream is not JSON: their status and media type are what can be checked
   if (head || media !== 'application/json' || !entry.schema) return { operation }
-  return { operation, problem: validateJson(validatorFor(entry.schema as object), r.body, `${label} (${where})`) }
+  return { operation, problem: validateJson(validatorFor(entry.schema as object, doc.components), r.body, `${label} (${where})`) }
 }
 
 /** `METHOD /documented/path STATUS` of every response validated, per app */

@@ -16,185 +16,7 @@ export interface paths {
          * Delete the account and everything of it (403 when the password or Google credential is refused)
          * @description Send `{password}`, or for an account without a password `{clientId, credential}` with a fresh Google ID token of the linked Google account. A running subscription is cancelled at the end of its period.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        clientId?: string;
-                        /** @description a Google ID token of the linked Google account */
-                        credential?: string;
-                        password?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteAccount"];
         options?: never;
         head?: never;
         patch?: never;
@@ -210,183 +32,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Confirm the account from the e-mailed link */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    hash: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["confirmAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -403,162 +49,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Mail a new confirmation link */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["resendConfirmation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -575,354 +66,12 @@ export interface paths {
         get?: never;
         put?: never;
         /** Sign in with Google (creates or links the account) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "clientId": "1234.apps.googleusercontent.com",
-                     *       "credential": "eyJhbGciOiJSUzI1NiIs…",
-                     *       "select_by": "btn",
-                     *       "token": true
-                     *     }
-                     */
-                    "application/json": {
-                        acquisition_code?: string;
-                        clientId: string;
-                        /** @description the Google ID token (a JWT) */
-                        credential: string;
-                        select_by: string;
-                        /** @description return the JWT in the body */
-                        token?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "status": "error",
-                         *       "fieldError": {
-                         *         "field": "password",
-                         *         "message": "Wrong e-mail or password"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            fieldError?: {
-                                field: "email" | "password" | "promocode";
-                                message: string;
-                            };
-                            isNewUser?: boolean;
-                            status: "success" | "error";
-                            /** @description JWT, only when the request set `token` to true */
-                            token?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        /** Unlink the Google account */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["signInWithGoogle"];
+        /**
+         * Unlink the Google account
+         * @description Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
+         */
+        delete: operations["unlinkGoogle"];
         options?: never;
         head?: never;
         patch?: never;
@@ -936,118 +85,7 @@ export interface paths {
             cookie?: never;
         };
         /** The current user */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            acquisitionCode?: string;
-                            confirmed: boolean;
-                            createdAt: string;
-                            email: string;
-                            hasPassword: boolean;
-                            id: string;
-                            idp: {
-                                google: boolean;
-                            };
-                            promocode?: string;
-                            reportCredits: number;
-                            subscription: {
-                                currentPeriodEnd: string | null;
-                                status: string;
-                            } | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getAuthInfo"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1066,190 +104,27 @@ export interface paths {
         get?: never;
         put?: never;
         /** Change the password (ends every other session, mails a notice) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "currentPassword": "correct horse battery",
-                     *       "newPassword": "a new correct horse battery"
-                     *     }
-                     */
-                    "application/json": {
-                        currentPassword: string;
-                        newPassword: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "status": "error",
-                         *       "fieldError": {
-                         *         "field": "password",
-                         *         "message": "Wrong e-mail or password"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            fieldError?: {
-                                field: "email" | "password" | "promocode";
-                                message: string;
-                            };
-                            isNewUser?: boolean;
-                            status: "success" | "error";
-                            /** @description JWT, only when the request set `token` to true */
-                            token?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/reauthenticate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        get?: never;
+        put?: never;
+        /**
+         * Prove the account's owner again: the session may make sensitive calls for STEP_UP_MAX_AGE_S
+         * @description Send `{password}`, or `{credential}` (and `clientId` when several Google clients are configured) with a fresh Google ID token of the linked Google account. A Bearer JWT or the session cookie. The answer is a new JWT of the same session.
+         */
+        post: operations["reauthenticate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1266,170 +141,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Mail a password recovery link (the same answer whether or not the address is registered) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "email": "jane@example.com"
-                     *     }
-                     */
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "status": "error",
-                         *       "fieldError": {
-                         *         "field": "password",
-                         *         "message": "Wrong e-mail or password"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            fieldError?: {
-                                field: "email" | "password" | "promocode";
-                                message: string;
-                            };
-                            isNewUser?: boolean;
-                            status: "success" | "error";
-                            /** @description JWT, only when the request set `token` to true */
-                            token?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["requestPasswordRecovery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1444,327 +156,10 @@ export interface paths {
             cookie?: never;
         };
         /** Whether a recovery link is still valid */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    hash: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "status": "error",
-                         *       "fieldError": {
-                         *         "field": "password",
-                         *         "message": "Wrong e-mail or password"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            fieldError?: {
-                                field: "email" | "password" | "promocode";
-                                message: string;
-                            };
-                            isNewUser?: boolean;
-                            status: "success" | "error";
-                            /** @description JWT, only when the request set `token` to true */
-                            token?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["checkPasswordRecovery"];
         put?: never;
         /** Set a new password with a recovery link (no sign-in: every session of the account ends) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    hash: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "password": "a new correct horse battery"
-                     *     }
-                     */
-                    "application/json": {
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "status": "error",
-                         *       "fieldError": {
-                         *         "field": "password",
-                         *         "message": "Wrong e-mail or password"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            fieldError?: {
-                                field: "email" | "password" | "promocode";
-                                message: string;
-                            };
-                            isNewUser?: boolean;
-                            status: "success" | "error";
-                            /** @description JWT, only when the request set `token` to true */
-                            token?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["recoverPassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1779,303 +174,14 @@ export interface paths {
             cookie?: never;
         };
         /** The user's live sessions, most recently used first */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "items": [
-                         *         {
-                         *           "id": "7d6c1b2e-1f2a-4c3b-9d4e-5f6a7b8c9d0e",
-                         *           "createdAt": "2030-01-01T10:00:00.000Z",
-                         *           "lastUsedAt": "2030-01-02T09:30:00.000Z",
-                         *           "userAgent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0",
-                         *           "device": "Firefox on Linux",
-                         *           "ipPrefix": "203.0.113.0/24",
-                         *           "current": true
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description live sessions, most recently used first */
-                            items: {
-                                /**
-                                 * Format: date-time
-                                 * @description sign-in
-                                 */
-                                createdAt: string;
-                                /** @description the session of the request's own JWT */
-                                current: boolean;
-                                /** @description the User-Agent as a person reads it, "Chrome on Linux" (bowser); null when it names no known browser or system */
-                                device: string | null;
-                                /**
-                                 * Format: uuid
-                                 * @description the session's public id (the JWT's sid), never the cookie's secret
-                                 */
-                                id: string;
-                                /** @description the network of the sign-in: an IPv4 /24 (a.b.c.0/24) or an IPv6 /48 */
-                                ipPrefix: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description the last refresh, to within a minute
-                                 */
-                                lastUsedAt: string;
-                                /** @description the User-Agent at sign-in, at most 256 characters */
-                                userAgent: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listSessions"];
         put?: never;
         post?: never;
-        /** End every session of the user but the current one */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * End every session of the user but the current one
+         * @description Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
+         */
+        delete: operations["endOtherSessions"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2091,203 +197,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** End one of the user's sessions (the current one too: that signs out); 404 for an unknown id or another user's */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * End one of the user's sessions (the current one too: that signs out); 404 for an unknown id or another user's
+         * @description Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
+         */
+        delete: operations["endSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2303,177 +217,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Sign in with e-mail and password */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "email": "jane@example.com",
-                     *       "password": "correct horse battery",
-                     *       "token": true
-                     *     }
-                     */
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                        password: string;
-                        /** @description false: browser-session cookie; never changes the JWT lifetime */
-                        remember?: boolean;
-                        /** @description return the JWT in the body */
-                        token?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "status": "error",
-                         *       "fieldError": {
-                         *         "field": "password",
-                         *         "message": "Wrong e-mail or password"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            fieldError?: {
-                                field: "email" | "password" | "promocode";
-                                message: string;
-                            };
-                            isNewUser?: boolean;
-                            status: "success" | "error";
-                            /** @description JWT, only when the request set `token` to true */
-                            token?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["signIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2490,181 +234,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** End the session */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["signOut"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2681,178 +251,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create an account (no sign-in) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "email": "jane@example.com",
-                     *       "password": "correct horse battery",
-                     *       "token": "captcha-token",
-                     *       "acquisition_code": "spring-campaign"
-                     *     }
-                     */
-                    "application/json": {
-                        acquisition_code?: string;
-                        /** Format: email */
-                        email: string;
-                        password: string;
-                        promocode?: string;
-                        /** @description CAPTCHA token */
-                        token: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "status": "error",
-                         *       "fieldError": {
-                         *         "field": "password",
-                         *         "message": "Wrong e-mail or password"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            fieldError?: {
-                                field: "email" | "password" | "promocode";
-                                message: string;
-                            };
-                            isNewUser?: boolean;
-                            status: "success" | "error";
-                            /** @description JWT, only when the request set `token` to true */
-                            token?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["signUp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2869,196 +268,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** A new JWT from the session cookie */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "status": "error",
-                         *       "fieldError": {
-                         *         "field": "password",
-                         *         "message": "Wrong e-mail or password"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            fieldError?: {
-                                field: "email" | "password" | "promocode";
-                                message: string;
-                            };
-                            isNewUser?: boolean;
-                            status: "success" | "error";
-                            /** @description JWT, only when the request set `token` to true */
-                            token?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["refreshToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3075,196 +285,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Start a subscription: the URL of a Stripe Checkout Session */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "successUrl": "https://localhost:8443/?paid=1",
-                     *       "cancelUrl": "https://localhost:8443/"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description where Stripe sends the user when they go back */
-                        cancelUrl: string;
-                        /** @description where Stripe sends the user after paying (may contain {CHECKOUT_SESSION_ID}) */
-                        successUrl: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the Stripe page to send the browser to */
-                            url: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createCheckoutSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3281,193 +302,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Manage the subscription: the URL of the Stripe customer portal */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "returnUrl": "https://localhost:8443/"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description where the portal sends the user back; default PUBLIC_URL */
-                        returnUrl?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the Stripe page to send the browser to */
-                            url: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createPortalSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3484,188 +319,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Redeem a promo code: its report credits, once per account */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "promocode": "SPRING25"
-                     *     }
-                     */
-                    "application/json": {
-                        promocode: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "status": "error",
-                         *       "fieldError": {
-                         *         "field": "password",
-                         *         "message": "Wrong e-mail or password"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            fieldError?: {
-                                field: "email" | "password" | "promocode";
-                                message: string;
-                            };
-                            isNewUser?: boolean;
-                            status: "success" | "error";
-                            /** @description JWT, only when the request set `token` to true */
-                            token?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["redeemPromocode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3685,126 +339,7 @@ export interface paths {
          * Stripe webhook (signed with STRIPE_WEBHOOK_SECRET)
          * @description Handles checkout.session.completed and customer.subscription.created|updated|deleted; other events are acknowledged. A redelivered event changes nothing.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "stripe-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            received: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["receiveStripeWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3819,100 +354,7 @@ export interface paths {
             cookie?: never;
         };
         /** What the dashboard needs to know about this deployment (public, cacheable for a few minutes) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "googleClientId": null,
-                         *       "billing": false,
-                         *       "devOutbox": "/srv/app/.data/outbox",
-                         *       "development": true
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description whether subscriptions (Stripe) are configured; promo codes work either way */
-                            billing: boolean;
-                            /** @description whether this is a development server (NODE_ENV other than production): the page may then name commands its developer can run, such as the one that makes a promo code */
-                            development: boolean;
-                            /** @description where mails are written instead of sent (a development server without SMTP_URL); null otherwise, always in production */
-                            devOutbox: string | null;
-                            /** @description the Google client id for Google Identity Services (the first of GOOGLE_CLIENT_IDS); null: no Google sign-in */
-                            googleClientId: string | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getClientConfig"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3928,41 +370,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            db: "ok" | "down";
-                            status: "ok" | "unavailable";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            db: "ok" | "down";
-                            status: "ok" | "unavailable";
-                        };
-                    };
-                };
-            };
-        };
+        /** Health: the process answers and its database too */
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3979,29 +388,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness: the process answers */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4018,47 +405,7 @@ export interface paths {
             cookie?: never;
         };
         /** Readiness: database up, migrations applied, not shutting down */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            db: "ok" | "down";
-                            /** @description unknown: the database did not answer, or refused to say */
-                            migrations: "applied" | "pending" | "unknown";
-                            shuttingDown: boolean;
-                            status: "ok" | "unavailable";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            db: "ok" | "down";
-                            /** @description unknown: the database did not answer, or refused to say */
-                            migrations: "applied" | "pending" | "unknown";
-                            shuttingDown: boolean;
-                            status: "ok" | "unavailable";
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4078,173 +425,7 @@ export interface paths {
          * A profile's or an account's image, served from this origin (Bearer, else the session cookie)
          * @description The `image` URL of a profile or account as the API gives it. The service fetches it once (https, public addresses only, no redirects, at most 2 MiB, JPEG, PNG, GIF, WebP or AVIF by its bytes; never SVG), keeps it, and serves it with an ETag and `Cache-Control: private, max-age=31536000, immutable`. 404 for a URL the data does not hold; 502 `image unavailable` when it cannot be fetched under those rules (a failure is remembered for ten minutes).
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description an image URL as the API gives it (a profile's or an account's `image`); only URLs the service's data holds are fetched */
-                    url: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the image (ETag; Cache-Control: private, max-age=31536000, immutable) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "image/avif": string;
-                        "image/gif": string;
-                        "image/jpeg": string;
-                        "image/png": string;
-                        "image/webp": string;
-                    };
-                };
-                /** @description If-None-Match names the image */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getImage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4261,138 +442,7 @@ export interface paths {
             cookie?: never;
         };
         /** Search profiles by username or full name (the dashboard search box) */
-        get: {
-            parameters: {
-                query: {
-                    limit?: number;
-                    /** @description part of a username or full name, case-insensitive */
-                    q: string;
-                    /** @description source network */
-                    source?: "ig" | "fb" | "tt" | "tw" | "li";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description exact username or full-name matches first, then by username */
-                            items: {
-                                fullname: string;
-                                /** @description null when the profile has no image */
-                                image: string | null;
-                                link: string;
-                                /** @description source network */
-                                source: "ig" | "fb" | "tt" | "tw" | "li";
-                                username: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listProfiles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4409,355 +459,10 @@ export interface paths {
             cookie?: never;
         };
         /** The user's reports, newest first */
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            hasMore: boolean;
-                            items: {
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 timestamp
-                                 */
-                                createdAt: string;
-                                generatedAt: string | null;
-                                id: string;
-                                profiles: {
-                                    fullname: string;
-                                    image: string | null;
-                                    /** @description source network */
-                                    source: "ig" | "fb" | "tt" | "tw" | "li";
-                                    username: string;
-                                }[];
-                                status: "draft" | "queued" | "generating" | "ready" | "failed";
-                            }[];
-                            total: number;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listReports"];
         put?: never;
         /** Create a draft report on 1 to 5 profiles (one per source) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "profiles": [
-                     *         {
-                     *           "source": "ig",
-                     *           "username": "jdoe"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description at most one profile per source */
-                        profiles: {
-                            /** @description source network */
-                            source: "ig" | "fb" | "tt" | "tw" | "li";
-                            username: string;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp
-                             */
-                            createdAt: string;
-                            id: string;
-                            profiles: {
-                                fullname: string;
-                                image: string | null;
-                                /** @description source network */
-                                source: "ig" | "fb" | "tt" | "tw" | "li";
-                                username: string;
-                            }[];
-                            /** @enum {string} */
-                            status: "draft";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createReport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4772,610 +477,11 @@ export interface paths {
             cookie?: never;
         };
         /** The report: its ReportItems once ready (ETag, 304 on If-None-Match) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp
-                             */
-                            createdAt: string;
-                            generatedAt: string | null;
-                            id: string;
-                            /** @description in source order ig, fb, tt, tw, li; empty until ready */
-                            items: {
-                                /** @description the tree cut to its first 8 interests */
-                                categories?: {
-                                    category?: string;
-                                    id: string;
-                                    interests: {
-                                        /** @description red-flag bucket label, else the non-synthetic parent category name */
-                                        category?: string;
-                                        /** @description only on interests inside a category */
-                                        follows?: {
-                                            fullname: string;
-                                            id: string;
-                                            /** @description account image URL; '' when none */
-                                            image: string;
-                                            /** @description true when the account has no image */
-                                            imageNotLoaded: boolean;
-                                            username: string;
-                                        }[];
-                                        id: string;
-                                        name: string;
-                                        /** @description red-flag bucket id; only on red-flag interests inside a category */
-                                        redCatId?: string;
-                                        /** @description share / the largest share of the month */
-                                        relative: number;
-                                        /** @description w(i) / total for the month */
-                                        share: number;
-                                        /** @description source network */
-                                        source: "ig" | "fb" | "tt" | "tw" | "li";
-                                        /** @description true when the interest is not in the current month (diffs only) */
-                                        unactive: boolean;
-                                    }[];
-                                    name: string;
-                                    /** @description share / the largest category share */
-                                    relative: number;
-                                    /** @description sum of its interests' shares */
-                                    share: number;
-                                    /** @description source network */
-                                    source: "ig" | "fb" | "tt" | "tw" | "li";
-                                    unactive: boolean;
-                                }[];
-                                categoriesCount: number;
-                                friends: {
-                                    availableSources: ("ig" | "fb" | "tt" | "tw" | "li")[];
-                                    hasCommonInterests: boolean;
-                                    hasMore: boolean;
-                                    hasRedFlags: boolean;
-                                    items: {
-                                        /** @description interests in common with the report profile */
-                                        count: number;
-                                        fullname: string;
-                                        id: string;
-                                        image: string;
-                                        imageNotLoaded: boolean;
-                                        link: string;
-                                        /** @description red-flag interests among the friend's interests */
-                                        redFlagsCount: number;
-                                        /** @description source network */
-                                        source: "ig" | "fb" | "tt" | "tw" | "li";
-                                        username: string;
-                                    }[];
-                                    /** @description sort order used for this page */
-                                    sortByRedFlags: boolean;
-                                    /** @description present on offset-0 pages only */
-                                    sortByRedFlagsAdjusted?: boolean;
-                                    sortByRedFlagsDefault: boolean;
-                                    sourceProfile: {
-                                        fullname: string;
-                                        id: string;
-                                        image: string;
-                                        imageNotLoaded: boolean;
-                                        link: string;
-                                        /** @description source network */
-                                        source: "ig" | "fb" | "tt" | "tw" | "li";
-                                        username: string;
-                                    };
-                                    total: number;
-                                };
-                                fullname: string;
-                                id: string;
-                                image: string;
-                                imageNotLoaded: boolean;
-                                interestDiffs?: {
-                                    items: {
-                                        /** @description month, YYYY-MM */
-                                        date: string;
-                                        lost: {
-                                            /** @description red-flag bucket label, else the non-synthetic parent category name */
-                                            category?: string;
-                                            /** @description only on interests inside a category */
-                                            follows?: {
-                                                fullname: string;
-                                                id: string;
-                                                /** @description account image URL; '' when none */
-                                                image: string;
-                                                /** @description true when the account has no image */
-                                                imageNotLoaded: boolean;
-                                                username: string;
-                                            }[];
-                                            id: string;
-                                            name: string;
-                                            /** @description red-flag bucket id; only on red-flag interests inside a category */
-                                            redCatId?: string;
-                                            /** @description share / the largest share of the month */
-                                            relative: number;
-                                            /** @description w(i) / total for the month */
-                                            share: number;
-                                            /** @description source network */
-                                            source: "ig" | "fb" | "tt" | "tw" | "li";
-                                            /** @description true when the interest is not in the current month (diffs only) */
-                                            unactive: boolean;
-                                        }[];
-                                        new: {
-                                            /** @description red-flag bucket label, else the non-synthetic parent category name */
-                                            category?: string;
-                                            /** @description only on interests inside a category */
-                                            follows?: {
-                                                fullname: string;
-                                                id: string;
-                                                /** @description account image URL; '' when none */
-                                                image: string;
-                                                /** @description true when the account has no image */
-                                                imageNotLoaded: boolean;
-                                                username: string;
-                                            }[];
-                                            id: string;
-                                            name: string;
-                                            /** @description red-flag bucket id; only on red-flag interests inside a category */
-                                            redCatId?: string;
-                                            /** @description share / the largest share of the month */
-                                            relative: number;
-                                            /** @description w(i) / total for the month */
-                                            share: number;
-                                            /** @description source network */
-                                            source: "ig" | "fb" | "tt" | "tw" | "li";
-                                            /** @description true when the interest is not in the current month (diffs only) */
-                                            unactive: boolean;
-                                        }[];
-                                        totalLost: number;
-                                        totalNew: number;
-                                    }[];
-                                };
-                                link: string;
-                                redFlags?: {
-                                    /** @description red-flag bucket label, else the non-synthetic parent category name */
-                                    category?: string;
-                                    /** @description only on interests inside a category */
-                                    follows?: {
-                                        fullname: string;
-                                        id: string;
-                                        /** @description account image URL; '' when none */
-                                        image: string;
-                                        /** @description true when the account has no image */
-                                        imageNotLoaded: boolean;
-                                        username: string;
-                                    }[];
-                                    id: string;
-                                    name: string;
-                                    /** @description red-flag bucket id; only on red-flag interests inside a category */
-                                    redCatId?: string;
-                                    /** @description share / the largest share of the month */
-                                    relative: number;
-                                    /** @description w(i) / total for the month */
-                                    share: number;
-                                    /** @description source network */
-                                    source: "ig" | "fb" | "tt" | "tw" | "li";
-                                    /** @description true when the interest is not in the current month (diffs only) */
-                                    unactive: boolean;
-                                }[];
-                                /** @description source network */
-                                source: "ig" | "fb" | "tt" | "tw" | "li";
-                                topInterests: {
-                                    /** @description red-flag bucket label, else the non-synthetic parent category name */
-                                    category?: string;
-                                    /** @description only on interests inside a category */
-                                    follows?: {
-                                        fullname: string;
-                                        id: string;
-                                        /** @description account image URL; '' when none */
-                                        image: string;
-                                        /** @description true when the account has no image */
-                                        imageNotLoaded: boolean;
-                                        username: string;
-                                    }[];
-                                    id: string;
-                                    name: string;
-                                    /** @description red-flag bucket id; only on red-flag interests inside a category */
-                                    redCatId?: string;
-                                    /** @description share / the largest share of the month */
-                                    relative: number;
-                                    /** @description w(i) / total for the month */
-                                    share: number;
-                                    /** @description source network */
-                                    source: "ig" | "fb" | "tt" | "tw" | "li";
-                                    /** @description true when the interest is not in the current month (diffs only) */
-                                    unactive: boolean;
-                                }[];
-                                totalInterests: number;
-                                username: string;
-                            }[];
-                            progress: number;
-                            status: "draft" | "queued" | "generating" | "ready" | "failed";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getReport"];
         put?: never;
         post?: never;
         /** Delete the report and its events */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteReport"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5389,247 +495,7 @@ export interface paths {
             cookie?: never;
         };
         /** Month-by-month interest changes, newest first, paged */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    offset?: number;
-                    /** @description source network */
-                    source?: "ig" | "fb" | "tt" | "tw" | "li";
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            hasMore: boolean;
-                            /** @description newest month first, full new/lost lists */
-                            items: {
-                                /** @description month, YYYY-MM */
-                                date: string;
-                                lost: {
-                                    /** @description red-flag bucket label, else the non-synthetic parent category name */
-                                    category?: string;
-                                    /** @description only on interests inside a category */
-                                    follows?: {
-                                        fullname: string;
-                                        id: string;
-                                        /** @description account image URL; '' when none */
-                                        image: string;
-                                        /** @description true when the account has no image */
-                                        imageNotLoaded: boolean;
-                                        username: string;
-                                    }[];
-                                    id: string;
-                                    name: string;
-                                    /** @description red-flag bucket id; only on red-flag interests inside a category */
-                                    redCatId?: string;
-                                    /** @description share / the largest share of the month */
-                                    relative: number;
-                                    /** @description w(i) / total for the month */
-                                    share: number;
-                                    /** @description source network */
-                                    source: "ig" | "fb" | "tt" | "tw" | "li";
-                                    /** @description true when the interest is not in the current month (diffs only) */
-                                    unactive: boolean;
-                                }[];
-                                new: {
-                                    /** @description red-flag bucket label, else the non-synthetic parent category name */
-                                    category?: string;
-                                    /** @description only on interests inside a category */
-                                    follows?: {
-                                        fullname: string;
-                                        id: string;
-                                        /** @description account image URL; '' when none */
-                                        image: string;
-                                        /** @description true when the account has no image */
-                                        imageNotLoaded: boolean;
-                                        username: string;
-                                    }[];
-                                    id: string;
-                                    name: string;
-                                    /** @description red-flag bucket id; only on red-flag interests inside a category */
-                                    redCatId?: string;
-                                    /** @description share / the largest share of the month */
-                                    relative: number;
-                                    /** @description w(i) / total for the month */
-                                    share: number;
-                                    /** @description source network */
-                                    source: "ig" | "fb" | "tt" | "tw" | "li";
-                                    /** @description true when the interest is not in the current month (diffs only) */
-                                    unactive: boolean;
-                                }[];
-                                totalLost: number;
-                                totalNew: number;
-                            }[];
-                            total: number;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listReportDiffs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5646,531 +512,7 @@ export interface paths {
             cookie?: never;
         };
         /** A ready report as a file: JSON (the report and all it stores) or CSV (interests, or friends with part=friends) */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description json (the whole report) or csv */
-                    format?: "json" | "csv";
-                    /** @description CSV only: interests (default, one row per source and interest) or friends (one row per source and friend) */
-                    part?: "interests" | "friends";
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the report as an attachment (Content-Disposition: attachment; filename="report-<id>.<ext>") */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 timestamp
-                             */
-                            createdAt: string;
-                            /** @description one per profile, in the order of items */
-                            details: {
-                                /** @description every month with a change, newest first, full new/lost lists (GET /report/{id}/diffs) */
-                                diffs: {
-                                    /** @description month, YYYY-MM */
-                                    date: string;
-                                    lost: {
-                                        /** @description red-flag bucket label, else the non-synthetic parent category name */
-                                        category?: string;
-                                        /** @description only on interests inside a category */
-                                        follows?: {
-                                            fullname: string;
-                                            id: string;
-                                            /** @description account image URL; '' when none */
-                                            image: string;
-                                            /** @description true when the account has no image */
-                                            imageNotLoaded: boolean;
-                                            username: string;
-                                        }[];
-                                        id: string;
-                                        name: string;
-                                        /** @description red-flag bucket id; only on red-flag interests inside a category */
-                                        redCatId?: string;
-                                        /** @description share / the largest share of the month */
-                                        relative: number;
-                                        /** @description w(i) / total for the month */
-                                        share: number;
-                                        /** @description source network */
-                                        source: "ig" | "fb" | "tt" | "tw" | "li";
-                                        /** @description true when the interest is not in the current month (diffs only) */
-                                        unactive: boolean;
-                                    }[];
-                                    new: {
-                                        /** @description red-flag bucket label, else the non-synthetic parent category name */
-                                        category?: string;
-                                        /** @description only on interests inside a category */
-                                        follows?: {
-                                            fullname: string;
-                                            id: string;
-                                            /** @description account image URL; '' when none */
-                                            image: string;
-                                            /** @description true when the account has no image */
-                                            imageNotLoaded: boolean;
-                                            username: string;
-                                        }[];
-                                        id: string;
-                                        name: string;
-                                        /** @description red-flag bucket id; only on red-flag interests inside a category */
-                                        redCatId?: string;
-                                        /** @description share / the largest share of the month */
-                                        relative: number;
-                                        /** @description w(i) / total for the month */
-                                        share: number;
-                                        /** @description source network */
-                                        source: "ig" | "fb" | "tt" | "tw" | "li";
-                                        /** @description true when the interest is not in the current month (diffs only) */
-                                        unactive: boolean;
-                                    }[];
-                                    totalLost: number;
-                                    totalNew: number;
-                                }[];
-                                friends: {
-                                    /** @description every friend with common interests, in the common-interests order */
-                                    common: {
-                                        /** @description interests in common with the report profile */
-                                        count: number;
-                                        fullname: string;
-                                        id: string;
-                                        image: string;
-                                        imageNotLoaded: boolean;
-                                        link: string;
-                                        /** @description red-flag interests among the friend's interests */
-                                        redFlagsCount: number;
-                                        /** @description source network */
-                                        source: "ig" | "fb" | "tt" | "tw" | "li";
-                                        username: string;
-                                    }[];
-                                    /** @description every friend with red flags, in the red-flags order */
-                                    redFlags: {
-                                        /** @description interests in common with the report profile */
-                                        count: number;
-                                        fullname: string;
-                                        id: string;
-                                        image: string;
-                                        imageNotLoaded: boolean;
-                                        link: string;
-                                        /** @description red-flag interests among the friend's interests */
-                                        redFlagsCount: number;
-                                        /** @description source network */
-                                        source: "ig" | "fb" | "tt" | "tw" | "li";
-                                        username: string;
-                                    }[];
-                                };
-                                /** @description the full category tree (GET /report/{id}/interests) */
-                                interests: {
-                                    category?: string;
-                                    id: string;
-                                    interests: {
-                                        /** @description red-flag bucket label, else the non-synthetic parent category name */
-                                        category?: string;
-                                        /** @description only on interests inside a category */
-                                        follows?: {
-                                            fullname: string;
-                                            id: string;
-                                            /** @description account image URL; '' when none */
-                                            image: string;
-                                            /** @description true when the account has no image */
-                                            imageNotLoaded: boolean;
-                                            username: string;
-                                        }[];
-                                        id: string;
-                                        name: string;
-                                        /** @description red-flag bucket id; only on red-flag interests inside a category */
-                                        redCatId?: string;
-                                        /** @description share / the largest share of the month */
-                                        relative: number;
-                                        /** @description w(i) / total for the month */
-                                        share: number;
-                                        /** @description source network */
-                                        source: "ig" | "fb" | "tt" | "tw" | "li";
-                                        /** @description true when the interest is not in the current month (diffs only) */
-                                        unactive: boolean;
-                                    }[];
-                                    name: string;
-                                    /** @description share / the largest category share */
-                                    relative: number;
-                                    /** @description sum of its interests' shares */
-                                    share: number;
-                                    /** @description source network */
-                                    source: "ig" | "fb" | "tt" | "tw" | "li";
-                                    unactive: boolean;
-                                }[];
-                                /** @description source network */
-                                source: "ig" | "fb" | "tt" | "tw" | "li";
-                            }[];
-                            generatedAt: string | null;
-                            id: string;
-                            /** @description in source order ig, fb, tt, tw, li; empty until ready */
-                            items: {
-                                /** @description the tree cut to its first 8 interests */
-                                categories?: {
-                                    category?: string;
-                                    id: string;
-                                    interests: {
-                                        /** @description red-flag bucket label, else the non-synthetic parent category name */
-                                        category?: string;
-                                        /** @description only on interests inside a category */
-                                        follows?: {
-                                            fullname: string;
-                                            id: string;
-                                            /** @description account image URL; '' when none */
-                                            image: string;
-                                            /** @description true when the account has no image */
-                                            imageNotLoaded: boolean;
-                                            username: string;
-                                        }[];
-                                        id: string;
-                                        name: string;
-                                        /** @description red-flag bucket id; only on red-flag interests inside a category */
-                                        redCatId?: string;
-                                        /** @description share / the largest share of the month */
-                                        relative: number;
-                                        /** @description w(i) / total for the month */
-                                        share: number;
-                                        /** @description source network */
-                                        source: "ig" | "fb" | "tt" | "tw" | "li";
-                                        /** @description true when the interest is not in the current month (diffs only) */
-                                        unactive: boolean;
-                                    }[];
-                                    name: string;
-                                    /** @description share / the largest category share */
-                                    relative: number;
-                                    /** @description sum of its interests' shares */
-                                    share: number;
-                                    /** @description source network */
-                                    source: "ig" | "fb" | "tt" | "tw" | "li";
-                                    unactive: boolean;
-                                }[];
-                                categoriesCount: number;
-                                friends: {
-                                    availableSources: ("ig" | "fb" | "tt" | "tw" | "li")[];
-                                    hasCommonInterests: boolean;
-                                    hasMore: boolean;
-                                    hasRedFlags: boolean;
-                                    items: {
-                                        /** @description interests in common with the report profile */
-                                        count: number;
-                                        fullname: string;
-                                        id: string;
-                                        image: string;
-                                        imageNotLoaded: boolean;
-                                        link: string;
-                                        /** @description red-flag interests among the friend's interests */
-                                        redFlagsCount: number;
-                                        /** @description source network */
-                                        source: "ig" | "fb" | "tt" | "tw" | "li";
-                                        username: string;
-                                    }[];
-                                    /** @description sort order used for this page */
-                                    sortByRedFlags: boolean;
-                                    /** @description present on offset-0 pages only */
-                                    sortByRedFlagsAdjusted?: boolean;
-                                    sortByRedFlagsDefault: boolean;
-                                    sourceProfile: {
-                                        fullname: string;
-                                        id: string;
-                                        image: string;
-                                        imageNotLoaded: boolean;
-                                        link: string;
-                                        /** @description source network */
-                                        source: "ig" | "fb" | "tt" | "tw" | "li";
-                                        username: string;
-                                    };
-                                    total: number;
-                                };
-                                fullname: string;
-                                id: string;
-                                image: string;
-                                imageNotLoaded: boolean;
-                                interestDiffs?: {
-                                    items: {
-                                        /** @description month, YYYY-MM */
-                                        date: string;
-                                        lost: {
-                                            /** @description red-flag bucket label, else the non-synthetic parent category name */
-                                            category?: string;
-                                            /** @description only on interests inside a category */
-                                            follows?: {
-                                                fullname: string;
-                                                id: string;
-                                                /** @description account image URL; '' when none */
-                                                image: string;
-                                                /** @description true when the account has no image */
-                                                imageNotLoaded: boolean;
-                                                username: string;
-                                            }[];
-                                            id: string;
-                                            name: string;
-                                            /** @description red-flag bucket id; only on red-flag interests inside a category */
-                                            redCatId?: string;
-                                            /** @description share / the largest share of the month */
-                                            relative: number;
-                                            /** @description w(i) / total for the month */
-                                            share: number;
-                                            /** @description source network */
-                                            source: "ig" | "fb" | "tt" | "tw" | "li";
-                                            /** @description true when the interest is not in the current month (diffs only) */
-                                            unactive: boolean;
-                                        }[];
-                                        new: {
-                                            /** @description red-flag bucket label, else the non-synthetic parent category name */
-                                            category?: string;
-                                            /** @description only on interests inside a category */
-                                            follows?: {
-                                                fullname: string;
-                                                id: string;
-                                                /** @description account image URL; '' when none */
-                                                image: string;
-                                                /** @description true when the account has no image */
-                                                imageNotLoaded: boolean;
-                                                username: string;
-                                            }[];
-                                            id: string;
-                                            name: string;
-                                            /** @description red-flag bucket id; only on red-flag interests inside a category */
-                                            redCatId?: string;
-                                            /** @description share / the largest share of the month */
-                                            relative: number;
-                                            /** @description w(i) / total for the month */
-                                            share: number;
-                                            /** @description source network */
-                                            source: "ig" | "fb" | "tt" | "tw" | "li";
-                                            /** @description true when the interest is not in the current month (diffs only) */
-                                            unactive: boolean;
-                                        }[];
-                                        totalLost: number;
-                                        totalNew: number;
-                                    }[];
-                                };
-                                link: string;
-                                redFlags?: {
-                                    /** @description red-flag bucket label, else the non-synthetic parent category name */
-                                    category?: string;
-                                    /** @description only on interests inside a category */
-                                    follows?: {
-                                        fullname: string;
-                                        id: string;
-                                        /** @description account image URL; '' when none */
-                                        image: string;
-                                        /** @description true when the account has no image */
-                                        imageNotLoaded: boolean;
-                                        username: string;
-                                    }[];
-                                    id: string;
-                                    name: string;
-                                    /** @description red-flag bucket id; only on red-flag interests inside a category */
-                                    redCatId?: string;
-                                    /** @description share / the largest share of the month */
-                                    relative: number;
-                                    /** @description w(i) / total for the month */
-                                    share: number;
-                                    /** @description source network */
-                                    source: "ig" | "fb" | "tt" | "tw" | "li";
-                                    /** @description true when the interest is not in the current month (diffs only) */
-                                    unactive: boolean;
-                                }[];
-                                /** @description source network */
-                                source: "ig" | "fb" | "tt" | "tw" | "li";
-                                topInterests: {
-                                    /** @description red-flag bucket label, else the non-synthetic parent category name */
-                                    category?: string;
-                                    /** @description only on interests inside a category */
-                                    follows?: {
-                                        fullname: string;
-                                        id: string;
-                                        /** @description account image URL; '' when none */
-                                        image: string;
-                                        /** @description true when the account has no image */
-                                        imageNotLoaded: boolean;
-                                        username: string;
-                                    }[];
-                                    id: string;
-                                    name: string;
-                                    /** @description red-flag bucket id; only on red-flag interests inside a category */
-                                    redCatId?: string;
-                                    /** @description share / the largest share of the month */
-                                    relative: number;
-                                    /** @description w(i) / total for the month */
-                                    share: number;
-                                    /** @description source network */
-                                    source: "ig" | "fb" | "tt" | "tw" | "li";
-                                    /** @description true when the interest is not in the current month (diffs only) */
-                                    unactive: boolean;
-                                }[];
-                                totalInterests: number;
-                                username: string;
-                            }[];
-                            progress: number;
-                            status: "draft" | "queued" | "generating" | "ready" | "failed";
-                        };
-                        "text/csv": string;
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["exportReport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6187,222 +529,7 @@ export interface paths {
             cookie?: never;
         };
         /** Friends with common interests or red flags, paged */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    offset?: number;
-                    /** @description default: sortByRedFlagsDefault */
-                    sortByRedFlags?: boolean;
-                    /** @description source network */
-                    source?: "ig" | "fb" | "tt" | "tw" | "li";
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            availableSources: ("ig" | "fb" | "tt" | "tw" | "li")[];
-                            hasCommonInterests: boolean;
-                            hasMore: boolean;
-                            hasRedFlags: boolean;
-                            items: {
-                                /** @description interests in common with the report profile */
-                                count: number;
-                                fullname: string;
-                                id: string;
-                                image: string;
-                                imageNotLoaded: boolean;
-                                link: string;
-                                /** @description red-flag interests among the friend's interests */
-                                redFlagsCount: number;
-                                /** @description source network */
-                                source: "ig" | "fb" | "tt" | "tw" | "li";
-                                username: string;
-                            }[];
-                            /** @description sort order used for this page */
-                            sortByRedFlags: boolean;
-                            /** @description present on offset-0 pages only */
-                            sortByRedFlagsAdjusted?: boolean;
-                            sortByRedFlagsDefault: boolean;
-                            sourceProfile: {
-                                fullname: string;
-                                id: string;
-                                image: string;
-                                imageNotLoaded: boolean;
-                                link: string;
-                                /** @description source network */
-                                source: "ig" | "fb" | "tt" | "tw" | "li";
-                                username: string;
-                            };
-                            total: number;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listReportFriends"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6419,253 +546,7 @@ export interface paths {
             cookie?: never;
         };
         /** One friend: the interests it shares with the report's profile and its red flags */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description source network */
-                    source?: "ig" | "fb" | "tt" | "tw" | "li";
-                };
-                header?: never;
-                path: {
-                    friendId: string;
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the report profile's current interests the friend also has (count of them), with the profile's share, relative and badge, in the report's interest order */
-                            common?: {
-                                /** @description red-flag bucket label, else the non-synthetic parent category name */
-                                category?: string;
-                                /** @description only on interests inside a category */
-                                follows?: {
-                                    fullname: string;
-                                    id: string;
-                                    /** @description account image URL; '' when none */
-                                    image: string;
-                                    /** @description true when the account has no image */
-                                    imageNotLoaded: boolean;
-                                    username: string;
-                                }[];
-                                id: string;
-                                name: string;
-                                /** @description red-flag bucket id; only on red-flag interests inside a category */
-                                redCatId?: string;
-                                /** @description share / the largest share of the month */
-                                relative: number;
-                                /** @description w(i) / total for the month */
-                                share: number;
-                                /** @description source network */
-                                source: "ig" | "fb" | "tt" | "tw" | "li";
-                                /** @description true when the interest is not in the current month (diffs only) */
-                                unactive: boolean;
-                            }[];
-                            friend: {
-                                /** @description interests in common with the report profile */
-                                count: number;
-                                fullname: string;
-                                id: string;
-                                image: string;
-                                imageNotLoaded: boolean;
-                                link: string;
-                                /** @description red-flag interests among the friend's interests */
-                                redFlagsCount: number;
-                                /** @description source network */
-                                source: "ig" | "fb" | "tt" | "tw" | "li";
-                                username: string;
-                            };
-                            /** @description the friend's current red-flag interests (redFlagsCount of them), with the friend's own share and relative, the red-flag label as category */
-                            redFlags?: {
-                                /** @description red-flag bucket label, else the non-synthetic parent category name */
-                                category?: string;
-                                /** @description only on interests inside a category */
-                                follows?: {
-                                    fullname: string;
-                                    id: string;
-                                    /** @description account image URL; '' when none */
-                                    image: string;
-                                    /** @description true when the account has no image */
-                                    imageNotLoaded: boolean;
-                                    username: string;
-                                }[];
-                                id: string;
-                                name: string;
-                                /** @description red-flag bucket id; only on red-flag interests inside a category */
-                                redCatId?: string;
-                                /** @description share / the largest share of the month */
-                                relative: number;
-                                /** @description w(i) / total for the month */
-                                share: number;
-                                /** @description source network */
-                                source: "ig" | "fb" | "tt" | "tw" | "li";
-                                /** @description true when the interest is not in the current month (diffs only) */
-                                unactive: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getReportFriend"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6684,241 +565,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Queue generation (takes one report credit unless subscribed) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            /** @enum {string} */
-                            status: "queued";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["generateReport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6933,224 +580,7 @@ export interface paths {
             cookie?: never;
         };
         /** The full interest category tree of the report's profile on a source */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description source network */
-                    source?: "ig" | "fb" | "tt" | "tw" | "li";
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                category?: string;
-                                id: string;
-                                interests: {
-                                    /** @description red-flag bucket label, else the non-synthetic parent category name */
-                                    category?: string;
-                                    /** @description only on interests inside a category */
-                                    follows?: {
-                                        fullname: string;
-                                        id: string;
-                                        /** @description account image URL; '' when none */
-                                        image: string;
-                                        /** @description true when the account has no image */
-                                        imageNotLoaded: boolean;
-                                        username: string;
-                                    }[];
-                                    id: string;
-                                    name: string;
-                                    /** @description red-flag bucket id; only on red-flag interests inside a category */
-                                    redCatId?: string;
-                                    /** @description share / the largest share of the month */
-                                    relative: number;
-                                    /** @description w(i) / total for the month */
-                                    share: number;
-                                    /** @description source network */
-                                    source: "ig" | "fb" | "tt" | "tw" | "li";
-                                    /** @description true when the interest is not in the current month (diffs only) */
-                                    unactive: boolean;
-                                }[];
-                                name: string;
-                                /** @description share / the largest category share */
-                                relative: number;
-                                /** @description sum of its interests' shares */
-                                share: number;
-                                /** @description source network */
-                                source: "ig" | "fb" | "tt" | "tw" | "li";
-                                unactive: boolean;
-                            }[];
-                            /** @description source network */
-                            source: "ig" | "fb" | "tt" | "tw" | "li";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getReportInterests"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7170,190 +600,7 @@ export interface paths {
          * The report's status, done and end events as a text/event-stream (Bearer, else the session cookie)
          * @description On connect the current state (or, with Last-Event-ID, every event after it), then each change; `event: done` ends the stream. The service may end it earlier with `event: end` and `data: {"reason": ...}`: "session-ended" (signed out, or the session was ended elsewhere), "report-deleted", or "token-expired" (the Bearer token expired: reconnect with a fresh one). The end event has no id. 204 when the report is over and the client has its last event; 429 when the user holds SSE_MAX_STREAMS_PER_USER open streams on this instance already. A page on another origin (CORS_ORIGINS) reads it with fetch and a Bearer header: the session cookie is SameSite=Lax.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Last-Event-ID for clients that cannot set headers */
-                    lastEventId?: string;
-                };
-                header?: never;
-                path: {
-                    reportId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description text/event-stream (UTF-8). First `retry: 3000` (how long an EventSource waits before reconnecting, in ms), then events, each `id: <seq>` (absent on a first status without one and on end), `event: <name>`, `data: <JSON>` and a blank line; a `: ping` comment line every SSE_HEARTBEAT_S seconds keeps proxies from closing an idle stream. Events: `status` (the state on connect and each change), `done` (the generation is over; the stream ends after it), `end` (the server ends the stream early: the session ended, the report was deleted, the Bearer token expired). Reconnect with `Last-Event-ID: <seq>` (or ?lastEventId=) to get every event after it. The payload of each event is in `x-events`. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
-                };
-                /** @description the report is over and the client has its last event */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": 401,
-                         *       "message": "access denied"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description HTTP status */
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["streamReportEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7362,39 +609,7389 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's endpoints (never their secrets)
+         * @description An API key needs the scope `webhooks`.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register an endpoint for events; the signing secret is in this answer only (at most 10 endpoints per account: 409)
+         * @description An API key needs the scope `webhooks`. Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an endpoint and its delivery log
+         * @description An API key needs the scope `webhooks`.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint's deliveries, newest first, paged
+         * @description An API key needs the scope `webhooks`.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a failed or pending delivery again now, with the same webhook-id (409 when delivered or the endpoint is disabled)
+         * @description An API key needs the scope `webhooks`.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new signing secret (in this answer only); for 24 h deliveries carry a signature by the previous one too
+         * @description An API key needs the scope `webhooks`. Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook.test event to the endpoint (409 when it is disabled)
+         * @description An API key needs the scope `webhooks`.
+         */
+        post: operations["sendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "report.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The report.failed event
+         * @description a report failed to generate (its credit was given back). Standard Webhooks: sent to each endpoint subscribed to `report.failed`, retried on WEBHOOK_RETRY_SCHEDULE until an answer is 2xx.
+         */
+        post: operations["onReportFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "report.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The report.ready event
+         * @description a report finished generating: GET /report/{reportId} serves it. Standard Webhooks: sent to each endpoint subscribed to `report.ready`, retried on WEBHOOK_RETRY_SCHEDULE until an answer is 2xx.
+         */
+        post: operations["onReportReady"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The webhook.test event
+         * @description sent by POST /webhooks/{id}/test. Standard Webhooks: sent to each endpoint subscribed to `webhook.test`, retried on WEBHOOK_RETRY_SCHEDULE until an answer is 2xx.
+         */
+        post: operations["onWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
-        /** @description the generation is over (`id: <seq>`); the server then ends the stream, and a reconnect with this id is answered 204 */
+        /** AccountDeleteBody */
+        AccountDeleteBody: {
+            clientId?: string;
+            /** @description a Google ID token of the linked Google account */
+            credential?: string;
+            password?: string;
+        };
+        /** AuthInfo */
+        AuthInfo: {
+            acquisitionCode?: string;
+            confirmed: boolean;
+            createdAt: string;
+            email: string;
+            hasPassword: boolean;
+            id: string;
+            idp: {
+                google: boolean;
+            };
+            promocode?: string;
+            reportCredits: number;
+            subscription: {
+                currentPeriodEnd: string | null;
+                status: string;
+            } | null;
+        };
+        /** BillingUrl */
+        BillingUrl: {
+            /** @description the Stripe page to send the browser to */
+            url: string;
+        };
+        /** Category */
+        Category: {
+            category?: string;
+            id: string;
+            interests: components["schemas"]["Interest"][];
+            name: string;
+            /** @description share / the largest category share */
+            relative: number;
+            /** @description sum of its interests' shares */
+            share: number;
+            source: components["schemas"]["Source"];
+            unactive: boolean;
+        };
+        /** CheckoutBody */
+        CheckoutBody: {
+            /** @description where Stripe sends the user when they go back */
+            cancelUrl: string;
+            /** @description where Stripe sends the user after paying (may contain {CHECKOUT_SESSION_ID}) */
+            successUrl: string;
+        };
+        /** ClientConfig */
+        ClientConfig: {
+            /** @description whether subscriptions (Stripe) are configured; promo codes work either way */
+            billing: boolean;
+            /** @description whether this is a development server (NODE_ENV other than production): the page may then name commands its developer can run, such as the one that makes a promo code */
+            development: boolean;
+            /** @description where mails are written instead of sent (a development server without SMTP_URL); null otherwise, always in production */
+            devOutbox: string | null;
+            /** @description the Google client id for Google Identity Services (the first of GOOGLE_CLIENT_IDS); null: no Google sign-in */
+            googleClientId: string | null;
+        };
+        /** CreatedReport */
+        CreatedReport: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            id: string;
+            profiles: components["schemas"]["ReportProfile"][];
+            /** @enum {string} */
+            status: "draft";
+        };
+        /** CreatedWebhook */
+        CreatedWebhook: {
+            /** Format: date-time */
+            createdAt: string;
+            events: components["schemas"]["WebhookEventType"][];
+            /** Format: uuid */
+            id: string;
+            /** @description `whsec_` + base64 of 32 random bytes: the signing secret, shown only here */
+            secret: string;
+            url: string;
+        };
+        /** CreateReportBody */
+        CreateReportBody: {
+            /** @description at most one profile per source */
+            profiles: {
+                source: components["schemas"]["Source"];
+                username: string;
+            }[];
+        };
+        /** CreateWebhookBody */
+        CreateWebhookBody: {
+            /** @description the events sent to it */
+            events: components["schemas"]["WebhookEventType"][];
+            /** @description where deliveries are POSTed; in production https, not a loopback, private or link-local address */
+            url: string;
+        };
+        /** DiffItem */
+        DiffItem: {
+            /** @description month, YYYY-MM */
+            date: string;
+            lost: components["schemas"]["Interest"][];
+            new: components["schemas"]["Interest"][];
+            totalLost: number;
+            totalNew: number;
+        };
+        /** DiffsResponse */
+        DiffsResponse: {
+            hasMore: boolean;
+            /** @description newest month first, full new/lost lists */
+            items: components["schemas"]["DiffItem"][];
+            total: number;
+        };
+        /** FieldError */
+        FieldError: {
+            /** @enum {string} */
+            field: "email" | "password" | "promocode";
+            message: string;
+        };
+        /** Follower */
+        Follower: {
+            fullname: string;
+            id: string;
+            /** @description account image URL; '' when none */
+            image: string;
+            /** @description true when the account has no image */
+            imageNotLoaded: boolean;
+            username: string;
+        };
+        /** FormResult */
+        FormResult: {
+            fieldError?: components["schemas"]["FieldError"];
+            isNewUser?: boolean;
+            /** @enum {string} */
+            status: "success" | "error";
+            /** @description JWT, only when the request set `token` to true */
+            token?: string;
+        };
+        /** Friend */
+        Friend: {
+            /** @description interests in common with the report profile */
+            count: number;
+            fullname: string;
+            id: string;
+            image: string;
+            imageNotLoaded: boolean;
+            link: string;
+            /** @description red-flag interests among the friend's interests */
+            redFlagsCount: number;
+            source: components["schemas"]["Source"];
+            username: string;
+        };
+        /** FriendDetail */
+        FriendDetail: {
+            /** @description the report profile's current interests the friend also has (count of them), with the profile's share, relative and badge, in the report's interest order */
+            common?: components["schemas"]["Interest"][];
+            friend: components["schemas"]["Friend"];
+            /** @description the friend's current red-flag interests (redFlagsCount of them), with the friend's own share and relative, the red-flag label as category */
+            redFlags?: components["schemas"]["Interest"][];
+        };
+        /** Friends */
+        Friends: {
+            availableSources: components["schemas"]["Source"][];
+            hasCommonInterests: boolean;
+            hasMore: boolean;
+            hasRedFlags: boolean;
+            items: components["schemas"]["Friend"][];
+            /** @description sort order used for this page */
+            sortByRedFlags: boolean;
+            /** @description present on offset-0 pages only */
+            sortByRedFlagsAdjusted?: boolean;
+            sortByRedFlagsDefault: boolean;
+            sourceProfile: components["schemas"]["SourceProfile"];
+            total: number;
+        };
+        /** GeneralError */
+        GeneralError: {
+            /** @description HTTP status */
+            code: number;
+            message: string;
+        };
+        /** GenerateReportResponse */
+        GenerateReportResponse: {
+            id: string;
+            /** @enum {string} */
+            status: "queued";
+        };
+        /** Health */
+        Health: {
+            /** @enum {string} */
+            db: "ok" | "down";
+            /** @enum {string} */
+            status: "ok" | "unavailable";
+        };
+        /** IdpBody */
+        IdpBody: {
+            acquisition_code?: string;
+            clientId: string;
+            /** @description the Google ID token (a JWT) */
+            credential: string;
+            select_by: string;
+            /** @description return the JWT in the body */
+            token?: boolean;
+        };
+        /** Interest */
+        Interest: {
+            /** @description red-flag bucket label, else the non-synthetic parent category name */
+            category?: string;
+            /** @description only on interests inside a category */
+            follows?: components["schemas"]["Follower"][];
+            id: string;
+            name: string;
+            /** @description red-flag bucket id; only on red-flag interests inside a category */
+            redCatId?: string;
+            /** @description share / the largest share of the month */
+            relative: number;
+            /** @description w(i) / total for the month */
+            share: number;
+            source: components["schemas"]["Source"];
+            /** @description true when the interest is not in the current month (diffs only) */
+            unactive: boolean;
+        };
+        /** InterestDiffs */
+        InterestDiffs: {
+            items: components["schemas"]["DiffItem"][];
+        };
+        /** InterestsResponse */
+        InterestsResponse: {
+            items: components["schemas"]["Category"][];
+            source: components["schemas"]["Source"];
+        };
+        /** Liveness */
+        Liveness: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        /** PasswordChangeBody */
+        PasswordChangeBody: {
+            currentPassword: string;
+            newPassword: string;
+        };
+        /** PortalBody */
+        PortalBody: {
+            /** @description where the portal sends the user back; default PUBLIC_URL */
+            returnUrl?: string;
+        };
+        /** ProfileHit */
+        ProfileHit: {
+            fullname: string;
+            /** @description null when the profile has no image */
+            image: string | null;
+            link: string;
+            source: components["schemas"]["Source"];
+            username: string;
+        };
+        /** ProfileSearchResult */
+        ProfileSearchResult: {
+            /** @description exact username or full-name matches first, then by username */
+            items: components["schemas"]["ProfileHit"][];
+        };
+        /** PromocodeBody */
+        PromocodeBody: {
+            promocode: string;
+        };
+        /** QueuedDelivery */
+        QueuedDelivery: {
+            /**
+             * Format: uuid
+             * @description the delivery, and the webhook-id header of its every attempt
+             */
+            deliveryId: string;
+        };
+        /** Readiness */
+        Readiness: {
+            /** @enum {string} */
+            db: "ok" | "down";
+            /**
+             * @description unknown: the database did not answer, or refused to say
+             * @enum {string}
+             */
+            migrations: "applied" | "pending" | "unknown";
+            shuttingDown: boolean;
+            /** @enum {string} */
+            status: "ok" | "unavailable";
+        };
+        /** ReauthenticateBody */
+        ReauthenticateBody: {
+            clientId?: string;
+            /** @description a Google ID token of the linked Google account */
+            credential?: string;
+            password?: string;
+        };
+        /** Reauthenticated */
+        Reauthenticated: {
+            /** @enum {string} */
+            status: "success";
+            /** @description a new JWT of the same session, whose proof of its owner is now */
+            token: string;
+        };
+        /** RecoveryBody */
+        RecoveryBody: {
+            /** Format: email */
+            email: string;
+        };
+        /** RecoveryPasswordBody */
+        RecoveryPasswordBody: {
+            password: string;
+        };
+        /** Report */
+        Report: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            generatedAt: string | null;
+            id: string;
+            /** @description in source order ig, fb, tt, tw, li; empty until ready */
+            items: components["schemas"]["ReportItem"][];
+            progress: number;
+            status: components["schemas"]["ReportStatus"];
+        };
+        /** ReportDetail */
+        ReportDetail: {
+            /** @description every month with a change, newest first, full new/lost lists (GET /report/{id}/diffs) */
+            diffs: components["schemas"]["DiffItem"][];
+            friends: {
+                /** @description every friend with common interests, in the common-interests order */
+                common: components["schemas"]["Friend"][];
+                /** @description every friend with red flags, in the red-flags order */
+                redFlags: components["schemas"]["Friend"][];
+            };
+            /** @description the full category tree (GET /report/{id}/interests) */
+            interests: components["schemas"]["Category"][];
+            source: components["schemas"]["Source"];
+        };
+        /** ReportExport */
+        ReportExport: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            /** @description one per profile, in the order of items */
+            details: components["schemas"]["ReportDetail"][];
+            generatedAt: string | null;
+            id: string;
+            /** @description in source order ig, fb, tt, tw, li; empty until ready */
+            items: components["schemas"]["ReportItem"][];
+            progress: number;
+            status: components["schemas"]["ReportStatus"];
+        };
+        /**
+         * ReportFailedEvent
+         * @description a report failed to generate (its credit was given back)
+         */
+        ReportFailedEvent: {
+            data: {
+                /** Format: uuid */
+                reportId: string;
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened (the same on every attempt)
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "report.failed";
+        };
+        /** ReportItem */
+        ReportItem: {
+            /** @description the tree cut to its first 8 interests */
+            categories?: components["schemas"]["Category"][];
+            categoriesCount: number;
+            friends: components["schemas"]["Friends"];
+            fullname: string;
+            id: string;
+            image: string;
+            imageNotLoaded: boolean;
+            interestDiffs?: components["schemas"]["InterestDiffs"];
+            link: string;
+            redFlags?: components["schemas"]["Interest"][];
+            source: components["schemas"]["Source"];
+            topInterests: components["schemas"]["Interest"][];
+            totalInterests: number;
+            username: string;
+        };
+        /** ReportList */
+        ReportList: {
+            hasMore: boolean;
+            items: components["schemas"]["ReportSummary"][];
+            total: number;
+        };
+        /** ReportProfile */
+        ReportProfile: {
+            fullname: string;
+            image: string | null;
+            source: components["schemas"]["Source"];
+            username: string;
+        };
+        /**
+         * ReportReadyEvent
+         * @description a report finished generating: GET /report/{reportId} serves it
+         */
+        ReportReadyEvent: {
+            data: {
+                /** Format: date-time */
+                generatedAt: string;
+                /** Format: uuid */
+                reportId: string;
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened (the same on every attempt)
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "report.ready";
+        };
+        /**
+         * ReportStatus
+         * @enum {string}
+         */
+        ReportStatus: "draft" | "queued" | "generating" | "ready" | "failed";
+        /** ReportSummary */
+        ReportSummary: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            createdAt: string;
+            generatedAt: string | null;
+            id: string;
+            profiles: components["schemas"]["ReportProfile"][];
+            status: components["schemas"]["ReportStatus"];
+        };
+        /** RotatedWebhook */
+        RotatedWebhook: {
+            /** Format: uuid */
+            id: string;
+            /** @description the new secret, shown only here; the previous one signs too for 24 h */
+            secret: string;
+        };
+        /** SessionItem */
+        SessionItem: {
+            /**
+             * Format: date-time
+             * @description sign-in
+             */
+            createdAt: string;
+            /** @description the session of the request's own JWT */
+            current: boolean;
+            /** @description the User-Agent as a person reads it, "Chrome on Linux" (bowser); null when it names no known browser or system */
+            device: string | null;
+            /**
+             * Format: uuid
+             * @description the session's public id (the JWT's sid), never the cookie's secret
+             */
+            id: string;
+            /** @description the network of the sign-in: an IPv4 /24 (a.b.c.0/24) or an IPv6 /48 */
+            ipPrefix: string | null;
+            /**
+             * Format: date-time
+             * @description the last refresh, to within a minute
+             */
+            lastUsedAt: string;
+            /** @description the User-Agent at sign-in, at most 256 characters */
+            userAgent: string | null;
+        };
+        /** SessionList */
+        SessionList: {
+            /** @description live sessions, most recently used first */
+            items: components["schemas"]["SessionItem"][];
+        };
+        /** SigninBody */
+        SigninBody: {
+            /** Format: email */
+            email: string;
+            password: string;
+            /** @description false: browser-session cookie; never changes the JWT lifetime */
+            remember?: boolean;
+            /** @description return the JWT in the body */
+            token?: boolean;
+        };
+        /** SignupBody */
+        SignupBody: {
+            acquisition_code?: string;
+            /** Format: email */
+            email: string;
+            password: string;
+            promocode?: string;
+            /** @description CAPTCHA token */
+            token: string;
+        };
+        /**
+         * Source
+         * @description source network
+         * @enum {string}
+         */
+        Source: "ig" | "fb" | "tt" | "tw" | "li";
+        /** SourceProfile */
+        SourceProfile: {
+            fullname: string;
+            id: string;
+            image: string;
+            imageNotLoaded: boolean;
+            link: string;
+            source: components["schemas"]["Source"];
+            username: string;
+        };
+        /**
+         * SseDoneData
+         * @description the generation is over (`id: <seq>`); the server then ends the stream, and a reconnect with this id is answered 204
+         */
         SseDoneData: {
             /** @description why the generation failed */
             error?: string;
             /** @description the report's id */
             reportId: string;
+            /** @enum {string} */
             status: "ready" | "failed";
         };
-        /** @description the server ends the stream for a reason other than done (no id); reconnecting needs new credentials or is pointless */
+        /**
+         * SseEndData
+         * @description the server ends the stream for a reason other than done (no id); reconnecting needs new credentials or is pointless
+         */
         SseEndData: {
-            /** @description why: the session ended (signed out, ended elsewhere, password changed, account deleted), the report was deleted, or the Bearer token expired */
+            /**
+             * @description why: the session ended (signed out, ended elsewhere, password changed, account deleted), the report was deleted, or the Bearer token expired
+             * @enum {string}
+             */
             reason: "session-ended" | "report-deleted" | "token-expired";
         };
-        /** @description the report's state: sent on connect (without an id when the report has no event yet) and on each change, with `id: <seq>` */
+        /**
+         * SseStatusData
+         * @description the report's state: sent on connect (without an id when the report has no event yet) and on each change, with `id: <seq>`
+         */
         SseStatusData: {
             /** @description percent done */
             progress: number;
             /** @description the report's id */
             reportId: string;
-            /** @description the step of the generation, null outside one */
+            /**
+             * @description the step of the generation, null outside one
+             * @enum {string|null}
+             */
             stage: "queued" | "collecting" | "interests" | "friends" | "diffs" | null;
-            status: "draft" | "queued" | "generating" | "ready" | "failed";
+            status: components["schemas"]["ReportStatus"];
+        };
+        /** Success */
+        Success: {
+            /** @enum {string} */
+            status: "success";
+        };
+        /** Webhook */
+        Webhook: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @description set when the endpoint answered 410 Gone: nothing more is sent to it */
+            disabledAt: string | null;
+            events: components["schemas"]["WebhookEventType"][];
+            /** Format: uuid */
+            id: string;
+            url: string;
+        };
+        /** WebhookDelivery */
+        WebhookDelivery: {
+            attempts: number;
+            /** Format: date-time */
+            createdAt: string;
+            deliveredAt: string | null;
+            /**
+             * Format: uuid
+             * @description the webhook-id header of every attempt
+             */
+            id: string;
+            /** @description why the last attempt did not deliver (a status, a timeout, a refused connection or address) */
+            lastError: string | null;
+            /** @description the HTTP status of the last attempt; null when it got no answer */
+            lastStatusCode: number | null;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            type: components["schemas"]["WebhookEventType"];
+        };
+        /** WebhookDeliveryList */
+        WebhookDeliveryList: {
+            hasMore: boolean;
+            items: components["schemas"]["WebhookDelivery"][];
+            total: number;
+        };
+        /**
+         * WebhookEventType
+         * @description an event a webhook endpoint can subscribe to
+         * @enum {string}
+         */
+        WebhookEventType: "report.ready" | "report.failed" | "webhook.test";
+        /** WebhookList */
+        WebhookList: {
+            items: components["schemas"]["Webhook"][];
+        };
+        /** WebhookResult */
+        WebhookResult: {
+            /** @enum {boolean} */
+            received: true;
+        };
+        /**
+         * WebhookTestEvent
+         * @description sent by POST /webhooks/{id}/test
+         */
+        WebhookTestEvent: {
+            data: {
+                /** Format: uuid */
+                webhookId: string;
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened (the same on every attempt)
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "webhook.test";
         };
     };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+        IdempotentReplayed: "true";
+        /** @description on an answer to an API key: the requests the key may make per window (RATE_LIMIT_API_KEY) */
+        RateLimitLimit: number;
+        /** @description on an answer to an API key: the requests left in this window */
+        RateLimitRemaining: number;
+        /** @description on an answer to an API key: seconds until the window starts afresh */
+        RateLimitReset: number;
+        /** @description seconds to wait before trying again */
+        RetryAfter: number;
+        /** @description sets (sign-in, refresh) or clears (sign-out) the session cookie `sid` (HttpOnly, Secure, SameSite=Lax) */
+        SetSessionCookie: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountDeleteBody"];
+            };
+        };
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    confirmAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    resendConfirmation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    signInWithGoogle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "clientId": "1234.apps.googleusercontent.com",
+                 *       "credential": "eyJhbGciOiJSUzI1NiIs…",
+                 *       "select_by": "btn",
+                 *       "token": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdpBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "fieldError": {
+                     *         "field": "password",
+                     *         "message": "Wrong e-mail or password"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FormResult"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    unlinkGoogle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    getAuthInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthInfo"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "currentPassword": "correct horse battery",
+                 *       "newPassword": "a new correct horse battery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasswordChangeBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "fieldError": {
+                     *         "field": "password",
+                     *         "message": "Wrong e-mail or password"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FormResult"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    reauthenticate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReauthenticateBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reauthenticated"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    requestPasswordRecovery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "jane@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoveryBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "fieldError": {
+                     *         "field": "password",
+                     *         "message": "Wrong e-mail or password"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FormResult"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    checkPasswordRecovery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "fieldError": {
+                     *         "field": "password",
+                     *         "message": "Wrong e-mail or password"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FormResult"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    recoverPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "a new correct horse battery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoveryPasswordBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "fieldError": {
+                     *         "field": "password",
+                     *         "message": "Wrong e-mail or password"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FormResult"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "7d6c1b2e-1f2a-4c3b-9d4e-5f6a7b8c9d0e",
+                     *           "createdAt": "2030-01-01T10:00:00.000Z",
+                     *           "lastUsedAt": "2030-01-02T09:30:00.000Z",
+                     *           "userAgent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0",
+                     *           "device": "Firefox on Linux",
+                     *           "ipPrefix": "203.0.113.0/24",
+                     *           "current": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    endOtherSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "jane@example.com",
+                 *       "password": "correct horse battery",
+                 *       "token": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["SigninBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "fieldError": {
+                     *         "field": "password",
+                     *         "message": "Wrong e-mail or password"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FormResult"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    signUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "jane@example.com",
+                 *       "password": "correct horse battery",
+                 *       "token": "captcha-token",
+                 *       "acquisition_code": "spring-campaign"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SignupBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "fieldError": {
+                     *         "field": "password",
+                     *         "message": "Wrong e-mail or password"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FormResult"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    refreshToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "fieldError": {
+                     *         "field": "password",
+                     *         "message": "Wrong e-mail or password"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FormResult"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    createCheckoutSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "successUrl": "https://localhost:8443/?paid=1",
+                 *       "cancelUrl": "https://localhost:8443/"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CheckoutBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingUrl"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    createPortalSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "returnUrl": "https://localhost:8443/"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PortalBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingUrl"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    redeemPromocode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "promocode": "SPRING25"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PromocodeBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "fieldError": {
+                     *         "field": "password",
+                     *         "message": "Wrong e-mail or password"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FormResult"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    receiveStripeWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                "stripe-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResult"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    getClientConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "googleClientId": null,
+                     *       "billing": false,
+                     *       "devOutbox": "/srv/app/.data/outbox",
+                     *       "development": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClientConfig"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Liveness"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    getImage: {
+        parameters: {
+            query: {
+                /** @description an image URL as the API gives it (a profile's or an account's `image`); only URLs the service's data holds are fetched */
+                url: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the image (ETag; Cache-Control: private, max-age=31536000, immutable) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/avif": string;
+                    "image/gif": string;
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                };
+            };
+            /** @description If-None-Match names the image */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Bad gateway: an outbound request failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 502,
+                     *       "message": "bad gateway"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    listProfiles: {
+        parameters: {
+            query: {
+                limit?: number;
+                /** @description part of a username or full name, case-insensitive */
+                q: string;
+                /** @description source network */
+                source?: components["schemas"]["Source"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileSearchResult"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    listReports: {
+        parameters: {
+            query: {
+                limit: number;
+                offset: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportList"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    createReport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a retry with the same key (same user, within 24 h) gets the first answer again, with Idempotent-Replayed: true */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "profiles": [
+                 *         {
+                 *           "source": "ig",
+                 *           "username": "jdoe"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateReportBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedReport"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unprocessable: the Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 422,
+                     *       "message": "unprocessable content"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    getReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            /** @description Not modified: the ETag sent in If-None-Match still matches */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    deleteReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    listReportDiffs: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                /** @description source network */
+                source?: components["schemas"]["Source"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiffsResponse"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    exportReport: {
+        parameters: {
+            query?: {
+                /** @description json (the whole report) or csv */
+                format?: "json" | "csv";
+                /** @description CSV only: interests (default, one row per source and interest) or friends (one row per source and friend) */
+                part?: "interests" | "friends";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the report as an attachment (Content-Disposition: attachment; filename="report-<id>.<ext>") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportExport"];
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    listReportFriends: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                /** @description default: sortByRedFlagsDefault */
+                sortByRedFlags?: boolean;
+                /** @description source network */
+                source?: components["schemas"]["Source"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Friends"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    getReportFriend: {
+        parameters: {
+            query?: {
+                /** @description source network */
+                source?: components["schemas"]["Source"];
+            };
+            header?: never;
+            path: {
+                friendId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FriendDetail"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    generateReport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a retry with the same key (same user, within 24 h) gets the first answer again, with Idempotent-Replayed: true */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GenerateReportResponse"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Payment required: no report credit left */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 402,
+                     *       "message": "error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unprocessable: the Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 422,
+                     *       "message": "unprocessable content"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    getReportInterests: {
+        parameters: {
+            query?: {
+                /** @description source network */
+                source?: components["schemas"]["Source"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InterestsResponse"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    streamReportEvents: {
+        parameters: {
+            query?: {
+                /** @description Last-Event-ID for clients that cannot set headers */
+                lastEventId?: string;
+            };
+            header?: never;
+            path: {
+                reportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream (UTF-8). First `retry: 3000` (how long an EventSource waits before reconnecting, in ms), then events, each `id: <seq>` (absent on a first status without one and on end), `event: <name>`, `data: <JSON>` and a blank line; a `: ping` comment line every SSE_HEARTBEAT_S seconds keeps proxies from closing an idle stream. Events: `status` (the state on connect and each change), `done` (the generation is over; the stream ends after it), `end` (the server ends the stream early: the session ended, the report was deleted, the Bearer token expired). Reconnect with `Last-Event-ID: <seq>` (or ?lastEventId=) to get every event after it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
+                };
+            };
+            /** @description the report is over and the client has its last event */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a retry with the same key (same user, within 24 h) gets the first answer again, with Idempotent-Replayed: true */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unprocessable: the Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 422,
+                     *       "message": "unprocessable content"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query: {
+                limit: number;
+                offset: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deliveryId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueuedDelivery"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedWebhook"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    sendWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueuedDelivery"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    onReportFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the delivery's id, the same on every retry: deduplicate with it */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; several, space-separated, while a rotated secret is still valid */
+                "webhook-signature": string;
+                /** @description Unix seconds when this attempt was signed: refuse one too far from now */
+                "webhook-timestamp": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer, the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onReportReady: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the delivery's id, the same on every retry: deduplicate with it */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; several, space-separated, while a rotated secret is still valid */
+                "webhook-signature": string;
+                /** @description Unix seconds when this attempt was signed: refuse one too far from now */
+                "webhook-timestamp": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportReadyEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer, the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the delivery's id, the same on every retry: deduplicate with it */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; several, space-separated, while a rotated secret is still valid */
+                "webhook-signature": string;
+                /** @description Unix seconds when this attempt was signed: refuse one too far from now */
+                "webhook-timestamp": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer, the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

@@ -1,4 +1,4 @@
-// npm run worker: a report-generation worker process without an HTTP listener (docs/operations.md, Scale-out on PostgreSQL).
+// npm run worker: a report-generation and webhook-delivery worker process without an HTTP listener (docs/operations.md, Scale-out on PostgreSQL).
 // WORKERS sets how many jobs it runs at once (at least 1 here).
 import closeWithGrace from 'close-with-grace'
 import pino from 'pino'
@@ -7,6 +7,7 @@ import { ConfigError } from '../errors.ts'
 import { openForCommand } from './open-database.ts'
 import { FAILED_QUEUE, GENERATE_QUEUE, startQueue } from '../jobs/queue.ts'
 import { startWorkers } from '../jobs/worker.ts'
+import { startDeliveryLoop } from '../jobs/webhooks.ts'
 import { createReportGenerator } from '../services/reports/generation.ts'
 import { createMetrics } from '../services/operability/metrics.ts'
 import { serveMetrics } from '../startup.ts'
@@ -28,14 +29,16 @@ const count = Math.max(1, config.workers)
 const metrics = config.metricsPort !== null ? createMetrics() : null
 metrics?.watchDatabase(database)
 metrics?.watchQueue(boss, [GENERATE_QUEUE, FAILED_QUEUE])
-await startWorkers(boss, createReportGenerator({ database }), count, metrics?.observeJob)
+await startWorkers(boss, createReportGenerator({ database, webhookScheduleS: config.webhooks.retryScheduleS }), count, metrics?.observeJob)
+// webhook deliveries beside the report jobs (docs/decisions.md, Webhooks)
+const deliveries = startDeliveryLoop(database, { webhooks: config.webhooks, log })
 const metricsListener = metrics ? await serveMetrics(metrics, { host: config.metricsHost, port: config.metricsPort!, log }) : null
 log.info({ workers: count }, 'report worker started')
 
 closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
   if (err) log.error({ err }, 'worker stopping after an error')
   else log.info({ signal }, 'worker stopping')
-  await boss.stop({ graceful: true, wait: true, timeout: 8000 })
+  await Promise.all([boss.stop({ graceful: true, wait: true, timeout: 8000 }), deliveries.stop()])
   await metricsListener?.close()
   await database.close()
 })

@@ -1,10 +1,12 @@
-// The report queue and, when WORKERS > 0, this process's report workers. Stops cleanly on close:
-// a job in flight is finished or, if the process dies, picked up elsewhere after its expiry.
+// The report queue and, when WORKERS > 0, this process's report workers and webhook delivery workers.
+// Stops cleanly on close: a job or delivery in flight is finished or, if the process dies, picked up
+// elsewhere after its expiry or lease.
 import fp from 'fastify-plugin'
 import type PgBoss from 'pg-boss'
 import type { FastifyInstance } from 'fastify'
 import { reportQueue, startQueue, type QueueOptions } from '../jobs/queue.ts'
 import { startWorkers, type JobObserver } from '../jobs/worker.ts'
+import { startDeliveryLoop } from '../jobs/webhooks.ts'
 import { createReportGenerator } from '../services/reports/generation.ts'
 import type { ReportQueue } from '../services/reports/index.ts'
 
@@ -16,6 +18,8 @@ declare module 'fastify' {
 
 export interface QueuePluginOptions extends QueueOptions {
   workers: number
+  /** config.webhooks: the delivery workers run beside the report workers */
+  webhooks: { retryScheduleS: number[], allowPrivate: boolean }
   now?: () => number
   /** the metrics' job-duration histogram, when metrics are on */
   observeJob?: JobObserver
@@ -24,9 +28,11 @@ export interface QueuePluginOptions extends QueueOptions {
 async function queuePlugin (app: FastifyInstance, opts: QueuePluginOptions) {
   const boss = await startQueue(app.database, opts, app.log)
   app.decorate('queue', { boss, reports: reportQueue(boss, opts) })
-  await startWorkers(boss, createReportGenerator({ database: app.database, now: opts.now, accountChanges: app.accountChanges }), opts.workers, opts.observeJob)
+  const generator = createReportGenerator({ database: app.database, now: opts.now, accountChanges: app.accountChanges, webhookScheduleS: opts.webhooks.retryScheduleS })
+  await startWorkers(boss, generator, opts.workers, opts.observeJob)
+  const deliveries = opts.workers > 0 ? startDeliveryLoop(app.database, { webhooks: opts.webhooks, log: app.log }) : null
   app.addHook('preClose', async () => {
-    await boss.stop({ graceful: true, wait: true, timeout: 8000 })
+    await Promise.all([boss.stop({ graceful: true, wait: true, timeout: 8000 }), deliveries?.stop()])
   })
 }
 

@@ -6,6 +6,8 @@
 // - freshProof: the session must have proved its owner within STEP_UP_MAX_AGE_S (403 re-authentication
 //   required otherwise; POST /auth/reauthenticate renews the proof).
 // - idempotent: an `Idempotency-Key` header makes a retry replay the first answer.
+// - sessionCookie: the answer may set or clear the session cookie; no plugin acts on it, the OpenAPI
+//   document lists Set-Cookie on the route's answers (docs/decisions.md, OpenAPI document for generators).
 
 /** what an API key may be allowed to do */
 export const API_KEY_SCOPES = ['reports:read', 'reports:write', 'profiles:read', 'webhooks', 'alerts'] as const
@@ -16,5 +18,6 @@ declare module 'fastify' {
     apiKeyScope?: ApiKeyScope
     freshProof?: boolean
     idempotent?: boolean
+    sessionCookie?: boolean
   }
 }

@@ -9,6 +9,8 @@ import type { FastifyInstance } from 'fastify'
 import { HttpsRequired } from '../errors.ts'
 import { GeneralErrorSchema } from '../../schemas/common.ts'
 
+const EXPOSED_HEADERS = ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Idempotent-Replayed', 'Location']
+
 export interface SecurityOptions {
   tls: boolean
   allowHttp: boolean
@@ -92,7 +94,9 @@ async function securityPlugin (app: FastifyInstance, opts: SecurityOptions) {
     done()
   })
   if (opts.corsOrigins.length) {
-    await app.register(cors, { origin: opts.corsOrigins, credentials: true, maxAge: 600 })
+    // a page of a listed origin reads what a program needs from an answer: its budget, when to retry,
+    // whether it was a replay, where a created thing is (docs/integration.md)
+    await app.register(cors, { origin: opts.corsOrigins, credentials: true, maxAge: 600, exposedHeaders: EXPOSED_HEADERS })
   }
   if (!opts.tls && !opts.allowHttp) {
     app.addHook('onRequest', async (request) => {

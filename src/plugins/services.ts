@@ -19,8 +19,10 @@ import { createSessionControl } from '../services/sessions/control.ts'
 import { createPasswordChangeService } from '../services/accounts/password-change.ts'
 import { createPasswordProof } from '../services/accounts/password-proof.ts'
 import { createAccountDeletionService } from '../services/accounts/deletion.ts'
+import { createOwnerProof } from '../services/accounts/owner-proof.ts'
 import { createImageService } from '../services/images/index.ts'
 import { createOutboundFetch } from '../services/outbound/fetch.ts'
+import { createWebhookService } from '../services/webhooks/index.ts'
 
 export interface ServicesOptions {
   config: Config
@@ -56,9 +58,9 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const checkPassword = accounts.signin
   const passwordChange = createPasswordChangeService({ database, passwords, mail, audit, sessionControl, checkPassword, accountChanges })
   const passwordProof = createPasswordProof({ database, now })
+  const ownerProof = createOwnerProof({ database, passwords, checkPassword, verifyGoogle: google.verify })
   const accountDeletion = createAccountDeletionService({
-    database, passwords, checkPassword, announceEnded, accountChanges, now,
-    verifyGoogle: google.verify,
+    database, ownerProof, announceEnded, accountChanges, now,
     stripe: config.stripe,
     log: app.log
   })
@@ -70,9 +72,10 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   })
   const outbound = createOutboundFetch({ allowPrivate: config.outbound.allowPrivate, httpsOnly: config.production })
   const images = createImageService({ database, fetch: outbound, log: app.log, now })
+  const webhooks = createWebhookService({ database, now, ...config.webhooks })
   return {
     passwords, mail, audit, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
-    sessionControl, passwordChange, passwordProof, accountDeletion, images
+    sessionControl, passwordChange, passwordProof, ownerProof, accountDeletion, images, webhooks
   }
 }
 

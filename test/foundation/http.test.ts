@@ -143,6 +143,9 @@ t.test('security headers (helmet, HSTS over HTTPS) on every answer; CORS only fo
   const allowed = await app.inject({ method: 'OPTIONS', url: '/api/v1/auth/signin', headers: { origin: 'https://partner.example.test', 'access-control-request-method': 'POST' } })
   t.equal(allowed.headers['access-control-allow-origin'], 'https://partner.example.test', 'a CORS_ORIGINS origin may call')
   t.equal(allowed.headers['access-control-allow-credentials'], 'true')
+  const read = await app.inject({ url: '/api/v1/health', headers: { origin: 'https://partner.example.test' } })
+  t.same(String(read.headers['access-control-expose-headers']).split(',').map((h) => h.trim().toLowerCase()).sort(),
+    ['idempotent-replayed', 'location', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after'], 'and reads the headers a program needs')
   const foreign = await app.inject({ method: 'OPTIONS', url: '/api/v1/auth/signin', headers: { origin: 'https://evil.example.test', 'access-control-request-method': 'POST' } })
   t.equal(foreign.headers['access-control-allow-origin'], undefined, 'another origin may not')
 

@@ -7,6 +7,7 @@ await runGroup([
   'reports/export.test.ts',
   'reports/report-worker.test.ts',
   'reports/report-errors.test.ts',
+  'idempotency/keys.test.ts',
   'profiles/profiles-api.test.ts',
   'images/outbound.test.ts',
   'images/images-api.test.ts',

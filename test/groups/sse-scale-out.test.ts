@@ -10,5 +10,6 @@ await runGroup([
   'streams/load.test.ts',
   'scale-out/two-instances.test.ts',
   'scale-out/revocation.test.ts',
-  'scale-out/views.test.ts'
+  'scale-out/views.test.ts',
+  'idempotency/concurrency.test.ts'
 ])

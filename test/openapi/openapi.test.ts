@@ -1,4 +1,4 @@
-// The OpenAPI 3.1 document (GET /api/v1/openapi.json) and the docs UI (/api/v1/docs): the document
+// The OpenAPI 3.2 document (GET /api/v1/openapi.json) and the docs UI (/api/v1/docs): the document
 // describes every API route, with both security schemes. Every response the suite receives is checked
 // against it (test/response-check.ts, applied by build()); here a representative run reaches every
 // kind of status, and every operation is sent what Fastify refuses before any handler runs.
@@ -12,7 +12,7 @@ import { waitForStatus } from '../reports/report-wait.ts'
 type Doc = {
   openapi: string
   info: { title: string, version: string }
-  paths: Record<string, Record<string, { security?: unknown[], responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>
+  paths: Record<string, Record<string, { security?: unknown[], responses: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>
   components: { securitySchemes: Record<string, Record<string, unknown>>, schemas?: Record<string, unknown> }
 }
 
@@ -56,8 +56,8 @@ t.test('the OpenAPI document, the docs UI, and responses that match the document
   t.match(res.headers['content-type'], /application\/json/)
   const doc = res.json() as Doc
 
-  t.test('shape of an OpenAPI 3.1 document', async (t) => {
-    t.equal(doc.openapi, '3.1.0')
+  t.test('shape of an OpenAPI 3.2 document', async (t) => {
+    t.equal(doc.openapi, '3.2.0')
     t.ok(doc.info.title && doc.info.version, 'info.title and info.version')
     t.same(doc.components.securitySchemes.bearer, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: doc.components.securitySchemes.bearer.description })
     t.match(doc.components.securitySchemes.cookie, { type: 'apiKey', in: 'cookie', name: 'sid' })
@@ -73,16 +73,20 @@ t.test('the OpenAPI document, the docs UI, and responses that match the document
         // every error status an API route documents is the GeneralError shape
         for (const [status, r] of Object.entries(op.responses)) {
           if (Number(status) >= 400 && path !== `${API}/health` && path !== `${API}/health/ready`) {
-            t.match(r.content?.['application/json']?.schema, { type: 'object', required: ['code', 'message'] }, `${method} ${path} ${status} is a GeneralError`)
+            t.same(r.content?.['application/json']?.schema, { $ref: '#/components/schemas/GeneralError' }, `${method} ${path} ${status} is a GeneralError`)
           }
         }
       }
     }
-    // the whole document compiles as JSON Schema 2020-12 wherever it holds a schema
+    t.match(doc.components.schemas?.GeneralError, { type: 'object', required: ['code', 'message'] }, 'the GeneralError shape')
+    // the whole document compiles as JSON Schema 2020-12 wherever it holds a schema, its $refs resolved in components
     const ajv = createAjv()
+    const components = { schemas: doc.components.schemas }
     for (const item of Object.values(doc.paths)) {
       for (const op of Object.values(item)) {
-        for (const r of Object.values(op.responses)) for (const media of Object.values(r.content ?? {})) ajv.compile(media.schema as object)
+        for (const r of Object.values(op.responses)) {
+          for (const media of Object.values(r.content ?? {})) if (media.schema) ajv.compile({ ...media.schema as object, components })
+        }
       }
     }
   })

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, FormResultSchema } from '../../../schemas/common.ts'
 import { AccountDeleteBodySchema, PasswordChangeBodySchema } from '../../../schemas/auth.ts'
 import { BadRequest, ProofRefused, TooManyRequests, Unauthorized } from '../../errors.ts'
-import { DELETION_MESSAGES } from '../../services/accounts/deletion.ts'
+import { PROOF_MESSAGES } from '../../services/accounts/owner-proof.ts'
 import { COOKIE_PATH, SESSION_COOKIE } from '../../plugins/session-cookie.ts'
 import type { Config } from '../../config.ts'
 import { requestMeta } from './normalize.ts'
@@ -25,6 +25,7 @@ const accountRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
 
   app.post('/password', {
     schema: {
+      operationId: 'changePassword',
       tags, security,
       summary: 'Change the password (ends every other session, mails a notice)',
       body: PasswordChangeBodySchema,
@@ -44,6 +45,7 @@ const accountRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
 
   app.delete('/account', {
     schema: {
+      operationId: 'deleteAccount',
       tags, security,
       summary: 'Delete the account and everything of it (403 when the password or Google credential is refused)',
       description: 'Send `{password}`, or for an account without a password `{clientId, credential}` with a fresh Google ID ' +
@@ -51,12 +53,13 @@ const accountRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
       body: AccountDeleteBodySchema,
       response: { 204: Type.Null(), ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
     },
+    config: { sessionCookie: true },
     preHandler: perAccount
   }, async (request, reply) => {
     const outcome = await accountDeletion.remove(request.user.id, request.body ?? {}, requestMeta(request))
     switch (outcome.status) {
       case 'unknown': throw new Unauthorized()
-      case 'missing-proof': throw new BadRequest(DELETION_MESSAGES.missing)
+      case 'missing-proof': throw new BadRequest(PROOF_MESSAGES.missing)
       case 'refused': throw new ProofRefused(outcome.message)
       case 'locked':
         reply.header('retry-after', String(outcome.retryAfter))

@@ -16,12 +16,13 @@ const idpRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/idp', {
     schema: {
+      operationId: 'signInWithGoogle', security: [],
       tags: ['auth'],
       summary: 'Sign in with Google (creates or links the account)',
       body: IdpBodySchema,
       response: { 200: FormResultSchema, ...errorResponses(400, 413, 415, 429, 500, 503) }
     },
-    config: { form: true }
+    config: { form: true, sessionCookie: true }
   }, async (request) => {
     const { clientId, credential, token, acquisition_code: acquisitionCode } = request.body
     const verified = await google.verify(clientId, credential)

@@ -16,7 +16,8 @@ const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(async (withCookie) => {
     await withCookie.register(app.sessionCookie)
     withCookie.post('/signout', {
-      schema: { tags: ['auth'], summary: 'End the session', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) } }
+      schema: { operationId: 'signOut', tags: ['auth'], summary: 'End the session', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) } },
+      config: { sessionCookie: true }
     }, async (request, reply) => {
       await app.sessions.endByPublicId(request.user.sid)
       if (request.session?.userId) await request.session.destroy()
@@ -31,7 +32,7 @@ const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // the route's own serializer. A client polling its account costs no serialization.
   const bodies = new WeakMap<object, string>()
   app.get('/info', {
-    schema: { tags: ['auth'], summary: 'The current user', security: [{ bearer: [] }], response: { 200: AuthInfoSchema, ...errorResponses(401, 429, 500, 503) } }
+    schema: { operationId: 'getAuthInfo', tags: ['auth'], summary: 'The current user', security: [{ bearer: [] }], response: { 200: AuthInfoSchema, ...errorResponses(401, 429, 500, 503) } }
   }, async (request, reply) => {
     const info = await accounts.info(request.user.id)
     if (!info) throw new Unauthorized()
@@ -44,7 +45,9 @@ const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.delete('/idp', {
-    schema: { tags: ['auth'], summary: 'Unlink the Google account', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 409, 429, 500, 503) } }
+    schema: { operationId: 'unlinkGoogle', tags: ['auth'], summary: 'Unlink the Google account', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 409, 429, 500, 503) } },
+    // a sensitive call (docs/decisions.md, Fresh authentication)
+    config: { freshProof: true }
   }, async (request) => {
     const outcome = await googleAccounts.unlink(request.user.id, requestMeta(request))
     if (outcome === 'unknown') throw new Unauthorized()
@@ -55,7 +58,7 @@ const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   // RATE_LIMIT_RESEND an hour per account, besides the global budget: each one mails an address
   app.post('/confirm/resend', {
-    schema: { tags: ['auth'], summary: 'Mail a new confirmation link', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 429, 500, 503) } },
+    schema: { operationId: 'resendConfirmation', tags: ['auth'], summary: 'Mail a new confirmation link', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 429, 500, 503) } },
     preHandler: app.resendLimit
   }, async (request) => {
     await accounts.resendConfirmation(request.user.id)

@@ -24,8 +24,8 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
   const signupPerIp = app.limiter({ name: 'signup-ip', max: limits.signupIp, timeWindow: 60 * MINUTE, key: clientOf })
 
   app.post('/signin', {
-    schema: { tags: ['auth'], summary: 'Sign in with e-mail and password', body: SigninBodySchema, response: formResponses },
-    config: { form: true },
+    schema: { operationId: 'signIn', security: [], tags: ['auth'], summary: 'Sign in with e-mail and password', body: SigninBodySchema, response: formResponses },
+    config: { form: true, sessionCookie: true },
     onRequest: signinPerIp,
     preValidation: normalizeEmail,
     preHandler: signinPerEmail
@@ -44,7 +44,7 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
   })
 
   app.post('/signup', {
-    schema: { tags: ['auth'], summary: 'Create an account (no sign-in)', body: SignupBodySchema, response: formResponses },
+    schema: { operationId: 'signUp', security: [], tags: ['auth'], summary: 'Create an account (no sign-in)', body: SignupBodySchema, response: formResponses },
     config: { form: true },
     onRequest: signupPerIp,
     preValidation: normalizeEmail
@@ -61,6 +61,7 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
 
   app.post('/confirm/:hash', {
     schema: {
+      operationId: 'confirmAccount', security: [],
       tags: ['auth'],
       summary: 'Confirm the account from the e-mailed link',
       params: HashParamsSchema,

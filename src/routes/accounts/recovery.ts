@@ -23,6 +23,7 @@ const recoveryRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app
 
   app.post('/recovery', {
     schema: {
+      operationId: 'requestPasswordRecovery', security: [],
       tags: ['auth'],
       summary: 'Mail a password recovery link (the same answer whether or not the address is registered)',
       body: RecoveryBodySchema,
@@ -39,6 +40,7 @@ const recoveryRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app
 
   app.get('/recovery/:hash', {
     schema: {
+      operationId: 'checkPasswordRecovery', security: [],
       tags: ['auth'],
       summary: 'Whether a recovery link is still valid',
       params: RecoveryHashParamsSchema,
@@ -49,6 +51,7 @@ const recoveryRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app
 
   app.post('/recovery/:hash', {
     schema: {
+      operationId: 'recoverPassword', security: [],
       tags: ['auth'],
       summary: 'Set a new password with a recovery link (no sign-in: every session of the account ends)',
       params: RecoveryHashParamsSchema,

@@ -27,6 +27,7 @@ const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
     webhook.post('/webhook', {
       schema: {
+        operationId: 'receiveStripeWebhook', security: [],
         tags,
         summary: 'Stripe webhook (signed with STRIPE_WEBHOOK_SECRET)',
         description: 'Handles checkout.session.completed and customer.subscription.created|updated|deleted; ' +
@@ -46,6 +47,7 @@ const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
     user.post('/checkout', {
       schema: {
+        operationId: 'createCheckoutSession',
         tags,
         security,
         summary: 'Start a subscription: the URL of a Stripe Checkout Session',
@@ -56,6 +58,7 @@ const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
     user.post('/portal', {
       schema: {
+        operationId: 'createPortalSession',
         tags,
         security,
         summary: 'Manage the subscription: the URL of the Stripe customer portal',

@@ -18,6 +18,7 @@ const promocodeRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
 
   app.post('/promocode', {
     schema: {
+      operationId: 'redeemPromocode',
       tags: ['billing'],
       security: [{ bearer: [] }],
       summary: 'Redeem a promo code: its report credits, once per account',

@@ -22,6 +22,7 @@ const clientConfigRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async 
 
   app.get('/client-config', {
     schema: {
+      operationId: 'getClientConfig', security: [],
       tags: ['meta'],
       summary: 'What the dashboard needs to know about this deployment (public, cacheable for a few minutes)',
       response: { 200: ClientConfigSchema, ...errorResponses(429, 500, 503) }

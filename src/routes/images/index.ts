@@ -16,6 +16,7 @@ const imageRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/', {
     schema: {
+      operationId: 'getImage',
       tags: ['images'],
       summary: "A profile's or an account's image, served from this origin (Bearer, else the session cookie)",
       description: 'The `image` URL of a profile or account as the API gives it. The service fetches it once (https, public ' +

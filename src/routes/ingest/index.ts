@@ -89,6 +89,7 @@ const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app,
 
   app.post('/', {
     schema: {
+      operationId: 'ingestFeed',
       tags: ['ingest'],
       security: [{ bearer: [] }],
       summary: 'Import profile data (NDJSON, one record per line; Bearer INGEST_TOKEN)',

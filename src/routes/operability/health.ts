@@ -10,9 +10,9 @@ import { isDatabaseDown } from '../../db/client.ts'
 const HealthSchema = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
   db: Type.Union([Type.Literal('ok'), Type.Literal('down')])
-})
+}, { title: 'Health' })
 
-const LiveSchema = Type.Object({ status: Type.Literal('ok') })
+const LiveSchema = Type.Object({ status: Type.Literal('ok') }, { title: 'Liveness' })
 
 const ReadySchema = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
@@ -21,7 +21,7 @@ const ReadySchema = Type.Object({
     description: 'unknown: the database did not answer, or refused to say'
   }),
   shuttingDown: Type.Boolean()
-})
+}, { title: 'Readiness' })
 
 const DB_TIMEOUT_MS = 2000
 
@@ -38,7 +38,7 @@ async function withTimeout<T> (work: Promise<T>): Promise<T | typeof TIMED_OUT> 
 
 const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/health', {
-    schema: { tags: ['health'], response: { 200: HealthSchema, 503: HealthSchema } },
+    schema: { operationId: 'getHealth', security: [], tags: ['health'], summary: 'Health: the process answers and its database too', response: { 200: HealthSchema, 503: HealthSchema } },
     config: { rateLimit: false }
   }, async (_request, reply) => {
     const ok = await withTimeout(app.database.query('select 1').then(() => true, () => false))
@@ -48,13 +48,13 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   // Probes come every few seconds: their lines would drown the rest at info level.
   app.get('/health/live', {
-    schema: { tags: ['health'], summary: 'Liveness: the process answers', response: { 200: LiveSchema } },
+    schema: { operationId: 'getLiveness', security: [], tags: ['health'], summary: 'Liveness: the process answers', response: { 200: LiveSchema } },
     config: { rateLimit: false },
     logLevel: 'warn'
   }, async () => ({ status: 'ok' as const }))
 
   app.get('/health/ready', {
-    schema: { tags: ['health'], summary: 'Readiness: database up, migrations applied, not shutting down', response: { 200: ReadySchema, 503: ReadySchema } },
+    schema: { operationId: 'getReadiness', security: [], tags: ['health'], summary: 'Readiness: database up, migrations applied, not shutting down', response: { 200: ReadySchema, 503: ReadySchema } },
     config: { rateLimit: false },
     logLevel: 'warn'
   }, async (_request, reply) => {

@@ -37,6 +37,7 @@ const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/', {
     schema: {
+      operationId: 'listProfiles',
       tags: ['profiles'],
       security: [{ bearer: [] }],
       summary: 'Search profiles by username or full name (the dashboard search box)',

@@ -19,6 +19,7 @@ const reportExportRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/:id/export', {
     schema: {
+      operationId: 'exportReport',
       tags: ['reports'],
       security: [{ bearer: [] }],
       summary: 'A ready report as a file: JSON (the report and all it stores) or CSV (interests, or friends with part=friends)',

@@ -21,16 +21,20 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/', {
     schema: {
+      operationId: 'createReport',
       tags, security, summary: 'Create a draft report on 1 to 5 profiles (one per source)',
       body: CreateReportBodySchema,
       response: { 201: CreatedReportSchema, ...errorResponses(400, 401, 404, 413, 415, 429, 500, 503) }
-    }
+    },
+    // an Idempotency-Key makes a retry answer the first draft again (src/plugins/idempotency.ts)
+    config: { idempotent: true }
   }, async (request, reply) => {
     return reply.code(201).send(await reports.create(request.user.id, request.body.profiles))
   })
 
   app.get('/', {
     schema: {
+      operationId: 'listReports',
       tags, security, summary: 'The user\'s reports, newest first',
       querystring: PageQuerySchema,
       response: { 200: ReportListSchema, ...errorResponses(400, 401, 429, 500, 503) }
@@ -39,14 +43,17 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/:id/generate', {
     schema: {
+      operationId: 'generateReport',
       tags, security, summary: 'Queue generation (takes one report credit unless subscribed)',
       params: IdParams,
       response: { 202: GenerateReportResponseSchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 402, 403, 404, 429, 500, 503) }
-    }
+    },
+    config: { idempotent: true }
   }, async (request, reply) => reply.code(202).send(await reports.generate(request.user.id, request.params.id)))
 
   app.get('/:id', {
     schema: {
+      operationId: 'getReport',
       tags, security, summary: 'The report: its ReportItems once ready (ETag, 304 on If-None-Match)',
       params: IdParams,
       response: { 200: ReportSchema, 304: Type.Null(), ...errorResponses(...PARAM_ERRORS, 401, 403, 404, 429, 500, 503) }
@@ -62,6 +69,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/:id/interests', {
     schema: {
+      operationId: 'getReportInterests',
       tags, security, summary: 'The full interest category tree of the report\'s profile on a source',
       params: IdParams,
       querystring: SourceQuerySchema,
@@ -74,6 +82,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/:id/friends', {
     schema: {
+      operationId: 'listReportFriends',
       tags, security, summary: 'Friends with common interests or red flags, paged',
       params: IdParams,
       querystring: FriendsQuerySchema,
@@ -87,6 +96,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/:id/friends/:friendId', {
     schema: {
+      operationId: 'getReportFriend',
       tags, security, summary: 'One friend: the interests it shares with the report\'s profile and its red flags',
       params: FriendParams,
       querystring: SourceQuerySchema,
@@ -96,6 +106,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/:id/diffs', {
     schema: {
+      operationId: 'listReportDiffs',
       tags, security, summary: 'Month-by-month interest changes, newest first, paged',
       params: IdParams,
       querystring: DiffsQuerySchema,
@@ -111,6 +122,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete('/:id', {
     schema: {
+      operationId: 'deleteReport',
       tags, security, summary: 'Delete the report and its events',
       params: IdParams,
       response: { 204: Type.Null(), ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 403, 404, 429, 500, 503) }

@@ -19,7 +19,7 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(app.cookieReader)
 
   app.get('/sessions', {
-    schema: { tags, security, summary: "The user's live sessions, most recently used first", response: { 200: SessionListSchema, ...errorResponses(401, 429, 500, 503) } }
+    schema: { operationId: 'listSessions', tags, security, summary: "The user's live sessions, most recently used first", response: { 200: SessionListSchema, ...errorResponses(401, 429, 500, 503) } }
   }, async (request) => {
     const listed = await sessionControl.listOfUser(request.user.id)
     return {
@@ -37,11 +37,14 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete('/sessions/:id', {
     schema: {
+      operationId: 'endSession',
       tags, security,
       summary: "End one of the user's sessions (the current one too: that signs out); 404 for an unknown id or another user's",
       params: SessionIdParamsSchema,
-      response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 404, 429, 500, 503) }
-    }
+      response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 403, 404, 429, 500, 503) }
+    },
+    // ending sessions is a sensitive call (docs/decisions.md, Fresh authentication)
+    config: { freshProof: true, sessionCookie: true }
   }, async (request, reply) => {
     const { id } = request.params
     if (!await sessionControl.endOne(request.user.id, id)) throw notFound('session not found')
@@ -52,10 +55,12 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete('/sessions', {
     schema: {
+      operationId: 'endOtherSessions',
       tags, security,
       summary: 'End every session of the user but the current one',
-      response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 429, 500, 503) }
-    }
+      response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
+    },
+    config: { freshProof: true }
   }, async (request) => {
     if (await sessionControl.endOthers(request.user.id, request.user.sid) > 0) {
       await audit.record(AUDIT.sessionEnd, request.user.id, requestMeta(request))

@@ -21,6 +21,8 @@ const refreshRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
 
   app.post('/token/refresh', {
     schema: {
+      operationId: 'refreshToken',
+      security: [{ cookie: [] }],
       tags: ['auth'],
       summary: 'A new JWT from the session cookie',
       response: { 200: FormResultSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
@@ -28,6 +30,7 @@ const refreshRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
     // Refresh has a budget of its own, per session (per IP without one), in place of the global one;
     // its X-RateLimit-* headers count it. The session is read on request, before the limit is checked.
     config: {
+      sessionCookie: true,
       rateLimit: {
         max: config.rateLimits.refresh,
         timeWindow: 60_000,

@@ -46,6 +46,7 @@ const sseRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/:reportId', {
     exposeHeadRoute: false,
     schema: {
+      operationId: 'streamReportEvents',
       tags: ['reports'],
       summary: 'The report\'s status, done and end events as a text/event-stream (Bearer, else the session cookie)',
       description: 'On connect the current state (or, with Last-Event-ID, every event after it), then each change; ' +

@@ -12,37 +12,19 @@ import type { Database } from '../../db/client.ts'
 import { auditEvents, sessions, signinFailures, subscriptions, users } from '../../db/schema.ts'
 import { ServiceUnavailable } from '../../errors.ts'
 import { AUDIT, type RequestMeta } from './audit.ts'
-import type { SigninOutcome } from './index.ts'
+import type { OwnerProof, OwnerProofService, ProofOutcome } from './owner-proof.ts'
 import { stripeClientOptions, type BillingConfig } from '../billing/stripe.ts'
-import type { GoogleVerification } from './google.ts'
-import type { PasswordService } from './passwords.ts'
 import { FINAL_STATUSES } from '../billing/subscription-state.ts'
 import type { AccountChanges } from './changes.ts'
 
-export type DeletionProof = { password?: string, clientId?: string, credential?: string }
-
-export type DeletionOutcome =
-  | { status: 'deleted' }
-  | { status: 'unknown' }
-  | { status: 'missing-proof' }
-  | { status: 'refused', message: string }
-  | { status: 'locked', retryAfter: number }
-
-export const DELETION_MESSAGES = {
-  missing: 'send the password, or clientId and credential for an account without one',
-  wrongPassword: 'the password is wrong',
-  noPassword: 'this account has no password: send a Google credential (clientId, credential) instead',
-  wrongGoogle: 'the Google credential is not one of the Google account linked to this account'
-} as const
+export type DeletionOutcome = { status: 'deleted' } | Exclude<ProofOutcome, { status: 'proved' }>
 
 interface Log { warn: (obj: object, msg: string) => void, error: (obj: object, msg: string) => void }
 
 interface Deps {
   database: Database
-  passwords: PasswordService
-  /** the sign-in's check of an address and password (src/services/accounts/index.ts): its backoff applies */
-  checkPassword: (email: string, password: string, meta: RequestMeta) => Promise<SigninOutcome>
-  verifyGoogle: (clientId: string, credential: string) => Promise<GoogleVerification>
+  /** the password or Google credential check (src/services/accounts/owner-proof.ts) */
+  ownerProof: OwnerProofService
   /** the session service's marking of ended sessions */
   announceEnded: (publicIds: string[]) => Promise<void>
   accountChanges: Pick<AccountChanges, 'changed'>
@@ -57,28 +39,6 @@ export function createAccountDeletionService (deps: Deps) {
   const db = deps.database.db
   const now = deps.now ?? Date.now
   const stripe = deps.stripe.secretKey ? new Stripe(deps.stripe.secretKey, stripeClientOptions(deps.stripe.apiUrl)) : undefined
-  const refused = (message: string): DeletionOutcome => ({ status: 'refused', message })
-
-  /** null when the proof holds, else why not */
-  async function checkProof (user: { email: string, passwordHash: string | null, googleSub: string | null }, proof: DeletionProof, meta: RequestMeta): Promise<DeletionOutcome | null> {
-    if (proof.password !== undefined) {
-      if (user.passwordHash === null) {
-        await deps.passwords.verifyDummy(proof.password)
-        return refused(DELETION_MESSAGES.noPassword)
-      }
-      const checked = await deps.checkPassword(user.email, proof.password, meta)
-      if (checked.ok) return null
-      return 'retryAfter' in checked ? { status: 'locked', retryAfter: checked.retryAfter } : refused(DELETION_MESSAGES.wrongPassword)
-    }
-    if (proof.clientId === undefined || proof.credential === undefined) return { status: 'missing-proof' }
-    if (user.googleSub === null) return refused(DELETION_MESSAGES.wrongGoogle)
-    const verified = await deps.verifyGoogle(proof.clientId, proof.credential)
-    if (!verified.ok) {
-      if (verified.reason === 'certificates') throw new ServiceUnavailable('Google sign-in is unavailable, try again later')
-      return refused(DELETION_MESSAGES.wrongGoogle)
-    }
-    return verified.identity.sub === user.googleSub ? null : refused(DELETION_MESSAGES.wrongGoogle)
-  }
 
   /** cancel at period end every subscription of the user that may still bill; Stripe failing is a 503, before anything is deleted */
   async function cancelSubscriptions (userId: string): Promise<void> {
@@ -103,12 +63,10 @@ export function createAccountDeletionService (deps: Deps) {
   }
 
   return {
-    async remove (userId: string, proof: DeletionProof, meta: RequestMeta): Promise<DeletionOutcome> {
-      const [user] = await db.select({ email: users.email, passwordHash: users.passwordHash, googleSub: users.googleSub })
-        .from(users).where(eq(users.id, userId))
+    async remove (userId: string, proof: OwnerProof, meta: RequestMeta): Promise<DeletionOutcome> {
+      const { user, outcome } = await deps.ownerProof.ofUser(userId, proof, meta)
+      if (outcome.status !== 'proved') return outcome
       if (!user) return { status: 'unknown' }
-      const failed = await checkProof(user, proof, meta)
-      if (failed) return failed
       await cancelSubscriptions(userId)
 
       const ended = await db.transaction(async (tx) => {

@@ -44,19 +44,24 @@ export type OutboundFetch = (url: string, req: OutboundRequest) => Promise<Outbo
 
 const refused = (why: string) => new OutboundRefused(why)
 
+/** the URL parsed and checked before any connection: scheme, no credentials, a literal address public (unless allowPrivate) */
+export function checkedTarget (url: string, opts: Pick<OutboundOptions, 'allowPrivate' | 'httpsOnly'>): URL {
+  let target: URL
+  try { target = new URL(url) } catch { throw refused('not a URL') }
+  if (target.protocol !== 'https:' && (target.protocol !== 'http:' || opts.httpsOnly)) throw refused(`scheme ${target.protocol} not allowed`)
+  if (target.username || target.password) throw refused('credentials in the URL')
+  const literal = literalAddress(target.hostname)
+  if (literal !== null && !opts.allowPrivate && !isPublicAddress(literal)) throw refused('address not allowed')
+  return target
+}
+
 export function createOutboundFetch (opts: OutboundOptions): OutboundFetch {
   const timeoutMs = opts.timeoutMs ?? 15_000
   const lookup = guardedLookup(opts.resolve ?? systemResolver, opts.allowPrivate)
   const userAgent = opts.userAgent ?? 'profile-interest-reports'
 
   return async function outboundFetch (url, req) {
-    let target: URL
-    try { target = new URL(url) } catch { throw refused('not a URL') }
-    if (target.protocol !== 'https:' && (target.protocol !== 'http:' || opts.httpsOnly)) throw refused(`scheme ${target.protocol} not allowed`)
-    if (target.username || target.password) throw refused('credentials in the URL')
-    const literal = literalAddress(target.hostname)
-    if (literal !== null && !opts.allowPrivate && !isPublicAddress(literal)) throw refused('address not allowed')
-
+    const target = checkedTarget(url, opts)
     const signal = AbortSignal.timeout(timeoutMs)
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest
     return await new Promise<OutboundAnswer>((resolve, reject) => {

@@ -9,6 +9,7 @@ import { announce, appendEvent, type ReportStage } from './events.ts'
 import { loadReportInput } from './loader.ts'
 import type { StoredProfile } from './index.ts'
 import type { AccountChanges } from '../accounts/changes.ts'
+import { recordEvent } from '../webhooks/events.ts'
 
 export function createReportGenerator (deps: {
   database: Database
@@ -16,10 +17,13 @@ export function createReportGenerator (deps: {
   /** told when a refund changes a user's credits (src/services/accounts/changes.ts); a process without
    * in-memory views of accounts (the worker CLI) has none: the users row's trigger tells the others */
   accountChanges?: Pick<AccountChanges, 'changed'>
+  /** seconds after an event at which each webhook delivery attempt is due (config.webhooks.retryScheduleS) */
+  webhookScheduleS?: number[]
 }) {
   const { database } = deps
   const db = database.db
   const now = () => new Date((deps.now ?? Date.now)())
+  const webhookScheduleS = deps.webhookScheduleS ?? [0]
 
   /** move a queued/generating report to the next stage; false when it is gone or finished */
   async function stage (reportId: string, name: ReportStage, progress: number): Promise<{ profiles: StoredProfile[], createdAt: Date } | null> {
@@ -68,9 +72,12 @@ export function createReportGenerator (deps: {
       })
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
       const seqs = await db.transaction(async (tx) => {
-        const [locked] = await tx.select({ status: reports.status }).from(reports).where(eq(reports.id, reportId)).for('update')
+        const [locked] = await tx.select({ status: reports.status, userId: reports.userId }).from(reports).where(eq(reports.id, reportId)).for('update')
         if (locked?.status !== 'generating') return []
-        return await finish(tx, reportId, { status: 'ready', progress: 100, body, etag, details, generatedAt, creditHeld: false }, { status: 'ready' }, 100, 'diffs')
+        const seqs = await finish(tx, reportId, { status: 'ready', progress: 100, body, etag, details, generatedAt, creditHeld: false }, { status: 'ready' }, 100, 'diffs')
+        // the owner's webhooks hear of it in this transaction: if it rolls back, nothing is sent
+        await recordEvent(tx, locked.userId, 'report.ready', { reportId, generatedAt: generatedAt.toISOString() }, generatedAt, webhookScheduleS)
+        return seqs
       })
       await announce(database, reportId, seqs)
     },
@@ -85,6 +92,7 @@ export function createReportGenerator (deps: {
         const seqs = await finish(tx, reportId, { status: 'failed', error, creditHeld: false }, { status: 'failed', error }, row.progress,
           // the stage it stopped in
           (row.stage ?? 'queued') as ReportStage)
+        await recordEvent(tx, row.userId, 'report.failed', { reportId }, now(), webhookScheduleS)
         return { seqs, refunded: row.creditHeld ? row.userId : null }
       })
       if (refunded) deps.accountChanges?.changed(refunded)

@@ -107,7 +107,10 @@ export function createSessionService (deps: SessionServiceDeps) {
       lastUsedAt: sql.placeholder('lastUsedAt'),
       userAgent: sql.placeholder('userAgent'),
       ipPrefix: sql.placeholder('ipPrefix'),
-      method: sql.placeholder('method')
+      method: sql.placeholder('method'),
+      // A new row proves its owner as it begins (a sign-in). The update below leaves proved_at alone:
+      // rolling a session on is no proof (docs/decisions.md, Fresh authentication).
+      provedAt: sql.placeholder('createdAt')
     })
     .onConflictDoUpdate({
       target: sessions.id,
@@ -244,6 +247,25 @@ export function createSessionService (deps: SessionServiceDeps) {
 
     /** sessions ended here by other services (src/services/sessions/control.ts): marked and announced as every ending is */
     announceEnded: ended.mark,
+
+    /**
+     * when the live session of this public id last proved its owner (ms since the epoch), or null
+     * when it has no live row. Read from the database: only sensitive calls ask.
+     */
+    async provedAt (publicId: string): Promise<number | null> {
+      const [row] = await db.select({ provedAt: sessions.provedAt }).from(sessions)
+        .where(and(eq(sessions.publicId, publicId), isNull(sessions.endedAt), gt(sessions.expiresAt, new Date(now()))))
+      return row ? row.provedAt.getTime() : null
+    },
+
+    /** the live session of this public id proved its owner now (POST /auth/reauthenticate); whether it is live */
+    async proved (publicId: string): Promise<boolean> {
+      const at = new Date(now())
+      const rows = await db.update(sessions).set({ provedAt: at })
+        .where(and(eq(sessions.publicId, publicId), isNull(sessions.endedAt), gt(sessions.expiresAt, at)))
+        .returning({ publicId: sessions.publicId })
+      return rows.length > 0
+    },
 
     /** a live session of this public id: its user and expiry */
     async findLive (publicId: string) {

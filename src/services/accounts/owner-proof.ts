@@ -1,0 +1,81 @@
+// A signed-in person proves once more that they own the account: with its password, or with a
+// fresh Google credential of its linked Google account. DELETE /auth/account asks for it, and
+// POST /auth/reauthenticate renews a session's proof with it (docs/decisions.md, Fresh
+// authentication). A password is checked by the sign-in's own check, so its per-address backoff and
+// failure audit count every guess here as at the sign-in form.
+import { eq } from 'drizzle-orm'
+import type { Database } from '../../db/client.ts'
+import { users } from '../../db/schema.ts'
+import { ServiceUnavailable } from '../../errors.ts'
+import type { RequestMeta } from './audit.ts'
+import type { SigninOutcome } from './index.ts'
+import type { GoogleVerification } from './google.ts'
+import type { PasswordService } from './passwords.ts'
+
+/** a password, or a Google credential (clientId names the Google client it was issued to) */
+export type OwnerProof = { password?: string, clientId?: string, credential?: string }
+
+export type ProofOutcome =
+  | { status: 'proved' }
+  | { status: 'unknown' }
+  | { status: 'missing-proof' }
+  | { status: 'refused', message: string }
+  | { status: 'locked', retryAfter: number }
+
+export const PROOF_MESSAGES = {
+  missing: 'send the password, or clientId and credential for an account without one',
+  wrongPassword: 'the password is wrong',
+  noPassword: 'this account has no password: send a Google credential (clientId, credential) instead',
+  wrongGoogle: 'the Google credential is not one of the Google account linked to this account'
+} as const
+
+export interface OwnerProofDeps {
+  database: Database
+  passwords: PasswordService
+  /** the sign-in's check of an address and password (src/services/accounts/index.ts): its backoff applies */
+  checkPassword: (email: string, password: string, meta: RequestMeta) => Promise<SigninOutcome>
+  verifyGoogle: (clientId: string, credential: string) => Promise<GoogleVerification>
+}
+
+export interface AccountOfProof { email: string, passwordHash: string | null, googleSub: string | null }
+
+export function createOwnerProof (deps: OwnerProofDeps) {
+  const db = deps.database.db
+  const refused = (message: string): ProofOutcome => ({ status: 'refused', message })
+
+  /** whether `proof` proves the owner of `user` */
+  async function check (user: AccountOfProof, proof: OwnerProof, meta: RequestMeta): Promise<ProofOutcome> {
+    if (proof.password !== undefined) {
+      if (user.passwordHash === null) {
+        // as long as a real check: an answer's timing tells nothing about the account
+        await deps.passwords.verifyDummy(proof.password)
+        return refused(PROOF_MESSAGES.noPassword)
+      }
+      const checked = await deps.checkPassword(user.email, proof.password, meta)
+      if (checked.ok) return { status: 'proved' }
+      return 'retryAfter' in checked ? { status: 'locked', retryAfter: checked.retryAfter } : refused(PROOF_MESSAGES.wrongPassword)
+    }
+    const { clientId } = proof
+    if (clientId === undefined || proof.credential === undefined) return { status: 'missing-proof' }
+    if (user.googleSub === null) return refused(PROOF_MESSAGES.wrongGoogle)
+    const verified = await deps.verifyGoogle(clientId, proof.credential)
+    if (!verified.ok) {
+      if (verified.reason === 'certificates') throw new ServiceUnavailable('Google sign-in is unavailable, try again later')
+      return refused(PROOF_MESSAGES.wrongGoogle)
+    }
+    return verified.identity.sub === user.googleSub ? { status: 'proved' } : refused(PROOF_MESSAGES.wrongGoogle)
+  }
+
+  return {
+    check,
+    /** the account of `userId` and whether `proof` proves its owner ('unknown' when it is gone) */
+    async ofUser (userId: string, proof: OwnerProof, meta: RequestMeta): Promise<{ user: AccountOfProof | null, outcome: ProofOutcome }> {
+      const [user] = await db.select({ email: users.email, passwordHash: users.passwordHash, googleSub: users.googleSub })
+        .from(users).where(eq(users.id, userId))
+      if (!user) return { user: null, outcome: { status: 'unknown' } }
+      return { user, outcome: await check(user, proof, meta) }
+    }
+  }
+}
+
+export type OwnerProofService = ReturnType<typeof createOwnerProof>
