@@ -21,6 +21,7 @@ import sessionCookiePlugin from './plugins/session-cookie.ts'
 import jwtPlugin from './plugins/jwt.ts'
 import originCheckPlugin from './plugins/origin-check.ts'
 import rateLimitPlugin from './plugins/rate-limit.ts'
+import apiKeysPlugin from './plugins/api-keys.ts'
 import queuePlugin from './plugins/queue.ts'
 import staticPlugin from './plugins/static.ts'
 import ssePlugin from './plugins/sse.ts'
@@ -49,6 +50,7 @@ import reportExportRoutes from './routes/reports/export.ts'
 import linkPageRoutes from './routes/dashboard/link-pages.ts'
 import imageRoutes from './routes/images/index.ts'
 import webhookRoutes from './routes/webhooks/index.ts'
+import apiKeyRoutes from './routes/api-keys/index.ts'
 
 export const API_PREFIX = '/api/v1'
 
@@ -125,6 +127,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   // the route flags (src/plugins/route-config.ts): each adds its hooks to the routes that ask, as they are registered
   await app.register(freshProofPlugin, { maxAgeS: config.stepUpMaxAgeS, now: deps.now })
   await app.register(idempotencyPlugin, { now: deps.now })
+  // API keys on Bearer requests: their view, their own budget and the scope each route allows
+  await app.register(apiKeysPlugin)
   // before the routes: its onRoute hook collects every route's schema
   await app.register(openApiPlugin, { prefix: API_PREFIX, version: '1.0.0', publicUrl: config.publicUrl })
 
@@ -139,6 +143,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     await api.register(sessionRoutes, { prefix: '/auth' })
     await api.register(accountRoutes, { prefix: '/auth', config })
     await api.register(reauthenticateRoutes, { prefix: '/auth', config })
+    await api.register(apiKeyRoutes, { prefix: '/auth' })
     await api.register(reportRoutes, { prefix: '/report' })
     await api.register(reportExportRoutes, { prefix: '/report' })
     await api.register(ingestRoutes, { prefix: '/ingest', config })

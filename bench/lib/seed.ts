@@ -39,6 +39,13 @@ export async function signedInUser (child: Child): Promise<SignedIn> {
   return await signIn(child, await signUp(child))
 }
 
+/** a new API key of a signed-in user with these scopes (POST /auth/api-keys, right after sign-in) */
+export async function apiKey (child: Child, user: SignedIn, scopes: string[]): Promise<string> {
+  const res = await postJson(child, '/auth/api-keys', { name: 'bench', scopes }, { authorization: `Bearer ${user.token}` })
+  if (res.status !== 201) throw new Error(`issuing an API key failed: ${res.status} ${res.body}`)
+  return String(res.json().key)
+}
+
 export interface DemoFile {
   file: string
   lines: number

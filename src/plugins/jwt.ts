@@ -1,16 +1,25 @@
 // Bearer JWTs: @fastify/jwt with HS256 pinned. app.authenticate is the onRequest hook of every
 // protected scope; it checks the token's session against the in-memory set of ended sessions, never
 // the database (src/services/sessions/ended.ts). Tokens signed with a rotated-out secret
-// (JWT_PREVIOUS_SECRETS) still verify until they expire.
+// (JWT_PREVIOUS_SECRETS) still verify until they expire. A Bearer credential that begins with `pir_`
+// is an API key, no JWT: it is handed to the key authenticator src/plugins/api-keys.ts installs
+// (docs/decisions.md, API keys), one string test before any JWT work.
 import fp from 'fastify-plugin'
 import jwt from '@fastify/jwt'
 import { createVerifier } from 'fast-jwt'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Unauthorized } from '../errors.ts'
+import { KEY_MARK } from '../services/api-keys/format.ts'
 import { createViewCache } from '../services/caches/view-cache.ts'
 
-/** expMs: when the Bearer token it came with expires (none for the session cookie) */
-export interface AuthUser { id: string, sid: string, expMs?: number }
+/**
+ * expMs: when the Bearer token it came with expires (none for the session cookie); an API key's
+ * request: sid is the key's id (its streams end when it is revoked) and apiKey says what it may do
+ */
+export interface AuthUser { id: string, sid: string, expMs?: number, apiKey?: { id: string, scopes: readonly string[] } }
+
+/** an API key's request: its user, null when the key is refused (401); or it throws (403, 429) */
+export type KeyAuthenticator = (request: FastifyRequest, reply: FastifyReply, key: string) => Promise<AuthUser | null>
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 // a token without an expiry would never expire; one without sid or sub names no session or user
@@ -27,10 +36,12 @@ declare module '@fastify/jwt' {
 declare module 'fastify' {
   interface FastifyInstance {
     /** onRequest hook: request.user from a valid Bearer token of a live session, else 401 */
-    authenticate: (request: FastifyRequest) => Promise<void>
+    authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
     /** in a cookieReader scope: the user of a Bearer token if one is sent, else of the session cookie; null when neither */
-    identify: (request: FastifyRequest) => Promise<AuthUser | null>
+    identify: (request: FastifyRequest, reply: FastifyReply) => Promise<AuthUser | null>
     issueToken: (user: AuthUser) => string
+    /** how Bearer API keys are checked (src/plugins/api-keys.ts); until set, every key is refused */
+    acceptApiKeys: (authenticator: KeyAuthenticator) => void
   }
 }
 
@@ -89,16 +100,19 @@ async function jwtPlugin (app: FastifyInstance, opts: JwtPluginOptions) {
     return m ? m[1] : undefined
   }
 
-  app.decorate('authenticate', async (request: FastifyRequest) => {
+  let keys: KeyAuthenticator = async () => null
+  app.decorate('acceptApiKeys', (authenticator: KeyAuthenticator) => { keys = authenticator })
+
+  app.decorate('authenticate', async (request: FastifyRequest, reply: FastifyReply) => {
     const token = bearer(request)
-    const user = token ? verify(token) : null
+    const user = token ? (token.startsWith(KEY_MARK) ? await keys(request, reply, token) : verify(token)) : null
     if (!user) throw new Unauthorized()
     request.user = user
   })
 
-  app.decorate('identify', async (request: FastifyRequest) => {
+  app.decorate('identify', async (request: FastifyRequest, reply: FastifyReply) => {
     const token = bearer(request)
-    if (token) return verify(token)
+    if (token) return token.startsWith(KEY_MARK) ? await keys(request, reply, token) : verify(token)
     const found = await app.readSessionCookie(request)
     return found ? { id: found.session.userId, sid: found.session.publicId } : null
   })

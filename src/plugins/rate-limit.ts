@@ -29,6 +29,8 @@ declare module 'fastify' {
     limiter: (opts: LimitOptions) => LimitHook
     /** POST /auth/confirm/resend: RATE_LIMIT_RESEND mails an hour per account */
     resendLimit: LimitHook
+    /** an API key's request (request.user.apiKey set): RATE_LIMIT_API_KEY a minute per key, with RateLimit-* headers */
+    apiKeyLimit: LimitHook
   }
 }
 
@@ -40,6 +42,9 @@ export interface RateLimitPluginOptions { limits: Config['rateLimits'], redisUrl
 const HOUR = 3600_000
 const AUTH_FAILURE_WINDOW = 15 * 60_000
 const TOO_MANY_BODY = JSON.stringify({ code: 429, message: statusMessages[429] })
+// the headers an API key's answers carry (RateLimit-Limit, -Remaining, -Reset in seconds; Retry-After on 429)
+const KEY_LIMIT_HEADERS = { rateLimit: 'ratelimit-limit', rateRemaining: 'ratelimit-remaining', rateReset: 'ratelimit-reset', retryAfter: 'retry-after' }
+const allOf = (labels: Record<string, string>) => Object.fromEntries(Object.values(labels).map((h) => [h, true]))
 
 async function connectRedis (app: FastifyInstance, url: string) {
   // commandTimeout: a Redis that hangs is as away as one that refuses
@@ -105,6 +110,23 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
   }
   app.decorate('limiter', limiter)
   app.decorate('resendLimit', limiter({ name: 'resend', max: limits.resend, timeWindow: HOUR, key: (r) => r.user?.id }))
+
+  // API keys (docs/decisions.md, API keys): a budget per key, run by the key's authentication
+  // (src/plugins/api-keys.ts) rather than by the routes' hooks. A handler of app.rateLimit marks the
+  // request as limited, so the global budget's preHandler passes it by: a key never spends its
+  // owner's budget, and a person's request runs exactly what it ran without keys. The handler writes
+  // the headers its labels name; on 429 it throws the global TooManyRequests.
+  const handlerOf = (app as unknown as { rateLimit: (options: Record<string, unknown>) => LimitHook }).rateLimit
+  app.decorate('apiKeyLimit', handlerOf({
+    max: limits.apiKey,
+    timeWindow: 60_000,
+    // the key's id as it is (a random UUID, no user's id): a counter key built per request would be
+    // hashed anew on every lookup
+    keyGenerator: (request: FastifyRequest) => request.user.apiKey!.id,
+    labels: KEY_LIMIT_HEADERS,
+    addHeaders: allOf(KEY_LIMIT_HEADERS),
+    addHeadersOnExceeding: allOf(KEY_LIMIT_HEADERS)
+  }))
 
   // Failed authentication: every 401 counts against its client address. Past the budget, what would
   // have been a 401 is answered 429 with Retry-After instead; a request that authenticates is

@@ -23,6 +23,7 @@ import { createOwnerProof } from '../services/accounts/owner-proof.ts'
 import { createImageService } from '../services/images/index.ts'
 import { createOutboundFetch } from '../services/outbound/fetch.ts'
 import { createWebhookService } from '../services/webhooks/index.ts'
+import { createApiKeyService } from '../services/api-keys/index.ts'
 
 export interface ServicesOptions {
   config: Config
@@ -73,9 +74,15 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const outbound = createOutboundFetch({ allowPrivate: config.outbound.allowPrivate, httpsOnly: config.production })
   const images = createImageService({ database, fetch: outbound, log: app.log, now })
   const webhooks = createWebhookService({ database, now, ...config.webhooks })
+  const apiKeys = createApiKeyService({
+    database, now,
+    isEnded: sessions.isEnded,
+    announceEnded: sessions.announceEnded,
+    onWriteError: (err) => app.log.warn({ err }, 'recording an API key\'s last use failed')
+  })
   return {
     passwords, mail, audit, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
-    sessionControl, passwordChange, passwordProof, ownerProof, accountDeletion, images, webhooks
+    sessionControl, passwordChange, passwordProof, ownerProof, accountDeletion, images, webhooks, apiKeys
   }
 }
 

@@ -97,7 +97,7 @@ t.test('the app\'s document', async (t) => {
     t.same(security('get', '/health'), [], 'health is public')
     t.same(security('get', '/auth/info'), [{ bearer: [] }])
     t.same(security('post', '/auth/token/refresh'), [{ cookie: [] }], 'refresh takes the session cookie')
-    t.same(security('get', '/sse/{reportId}'), [{ bearer: [] }, { cookie: [] }])
+    t.same(security('get', '/sse/{reportId}'), [{ bearer: [] }, { cookie: [] }, { apiKey: ['reports:read'] }], 'the stream takes a JWT, the cookie or a key with reports:read')
   })
 
   t.test('every answer has a description of its own, and an error its status in its example', async (t) => {

@@ -29,7 +29,7 @@ const accountRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
       tags, security,
       summary: 'Change the password (ends every other session, mails a notice)',
       body: PasswordChangeBodySchema,
-      response: { 200: FormResultSchema, ...errorResponses(...BODY_ERRORS, 401, 429, 500, 503) }
+      response: { 200: FormResultSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
     },
     config: { form: true },
     preHandler: perAccount

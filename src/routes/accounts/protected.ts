@@ -32,7 +32,7 @@ const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // the route's own serializer. A client polling its account costs no serialization.
   const bodies = new WeakMap<object, string>()
   app.get('/info', {
-    schema: { operationId: 'getAuthInfo', tags: ['auth'], summary: 'The current user', security: [{ bearer: [] }], response: { 200: AuthInfoSchema, ...errorResponses(401, 429, 500, 503) } }
+    schema: { operationId: 'getAuthInfo', tags: ['auth'], summary: 'The current user', security: [{ bearer: [] }], response: { 200: AuthInfoSchema, ...errorResponses(401, 403, 429, 500, 503) } }
   }, async (request, reply) => {
     const info = await accounts.info(request.user.id)
     if (!info) throw new Unauthorized()
@@ -58,7 +58,7 @@ const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   // RATE_LIMIT_RESEND an hour per account, besides the global budget: each one mails an address
   app.post('/confirm/resend', {
-    schema: { operationId: 'resendConfirmation', tags: ['auth'], summary: 'Mail a new confirmation link', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 429, 500, 503) } },
+    schema: { operationId: 'resendConfirmation', tags: ['auth'], summary: 'Mail a new confirmation link', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) } },
     preHandler: app.resendLimit
   }, async (request) => {
     await accounts.resendConfirmation(request.user.id)

@@ -6,7 +6,7 @@
 // call must come from our own origin. An API key is never accepted here (the route has no
 // apiKeyScope).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { BODY_ERRORS, errorResponses } from '../../../schemas/common.ts'
 import { ReauthenticateBodySchema, ReauthenticatedSchema } from '../../../schemas/auth.ts'
 import { BadRequest, ProofRefused, TooManyRequests, Unauthorized } from '../../errors.ts'
@@ -26,8 +26,8 @@ const reauthenticateRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
   // check itself; this budget is per account, as DELETE /auth/account's
   const perAccount = app.limiter({ name: 'reauthenticate', max: config.rateLimits.signinEmail, timeWindow: 15 * MINUTE, key: (r) => r.user?.id })
 
-  async function bearerOrCookie (request: FastifyRequest): Promise<void> {
-    if (request.headers.authorization !== undefined) return app.authenticate(request)
+  async function bearerOrCookie (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (request.headers.authorization !== undefined) return app.authenticate(request, reply)
     app.checkOrigin(request)
     const found = await app.readSessionCookie(request)
     if (!found) throw new Unauthorized()

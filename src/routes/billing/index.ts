@@ -52,7 +52,7 @@ const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security,
         summary: 'Start a subscription: the URL of a Stripe Checkout Session',
         body: CheckoutBodySchema,
-        response: { 200: BillingUrlSchema, ...errorResponses(400, 401, 409, 413, 415, 429, 500, 503) }
+        response: { 200: BillingUrlSchema, ...errorResponses(400, 401, 403, 409, 413, 415, 429, 500, 503) }
       }
     }, async (request) => billing.checkout(request.user.id, request.body))
 
@@ -63,7 +63,7 @@ const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security,
         summary: 'Manage the subscription: the URL of the Stripe customer portal',
         body: PortalBodySchema,
-        response: { 200: BillingUrlSchema, ...errorResponses(400, 401, 409, 413, 415, 429, 500, 503) }
+        response: { 200: BillingUrlSchema, ...errorResponses(400, 401, 403, 409, 413, 415, 429, 500, 503) }
       },
       // every field is optional, so a POST without a body is the defaults
       preValidation: async (request) => { request.body ??= {} }

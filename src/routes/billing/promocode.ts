@@ -23,7 +23,7 @@ const promocodeRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
       security: [{ bearer: [] }],
       summary: 'Redeem a promo code: its report credits, once per account',
       body: PromocodeBodySchema,
-      response: { 200: FormResultSchema, ...errorResponses(...BODY_ERRORS, 401, 429, 500, 503) }
+      response: { 200: FormResultSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
     },
     config: { form: true },
     preHandler: perUser

@@ -28,11 +28,11 @@ const imageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         200: ImageResponseSchema,
         304: Type.Null({ description: 'If-None-Match names the image' }),
-        ...errorResponses(400, 401, 404, 429, 500, 502, 503)
+        ...errorResponses(400, 401, 403, 404, 429, 500, 502, 503)
       }
     },
-    onRequest: async (request) => {
-      const user = await app.identify(request)
+    onRequest: async (request, reply) => {
+      const user = await app.identify(request, reply)
       if (!user) throw new Unauthorized()
       // the global rate limit then counts this user's budget, not the address's
       request.user = user

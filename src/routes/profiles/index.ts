@@ -36,13 +36,14 @@ const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', app.authenticate)
 
   app.get('/', {
+    config: { apiKeyScope: 'profiles:read' },
     schema: {
       operationId: 'listProfiles',
       tags: ['profiles'],
       security: [{ bearer: [] }],
       summary: 'Search profiles by username or full name (the dashboard search box)',
       querystring: ProfileSearchQuerySchema,
-      response: { 200: ProfileSearchResultSchema, ...errorResponses(400, 401, 429, 500, 503) }
+      response: { 200: ProfileSearchResultSchema, ...errorResponses(400, 401, 403, 429, 500, 503) }
     }
   }, async (request) => ({ items: await searchProfiles(app.db, request.query) }))
 }

@@ -18,6 +18,7 @@ const reportExportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', app.authenticate)
 
   app.get('/:id/export', {
+    config: { apiKeyScope: 'reports:read' },
     schema: {
       operationId: 'exportReport',
       tags: ['reports'],

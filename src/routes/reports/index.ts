@@ -24,20 +24,21 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'createReport',
       tags, security, summary: 'Create a draft report on 1 to 5 profiles (one per source)',
       body: CreateReportBodySchema,
-      response: { 201: CreatedReportSchema, ...errorResponses(400, 401, 404, 413, 415, 429, 500, 503) }
+      response: { 201: CreatedReportSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 429, 500, 503) }
     },
     // an Idempotency-Key makes a retry answer the first draft again (src/plugins/idempotency.ts)
-    config: { idempotent: true }
+    config: { apiKeyScope: 'reports:write', idempotent: true }
   }, async (request, reply) => {
     return reply.code(201).send(await reports.create(request.user.id, request.body.profiles))
   })
 
   app.get('/', {
+    config: { apiKeyScope: 'reports:read' },
     schema: {
       operationId: 'listReports',
       tags, security, summary: 'The user\'s reports, newest first',
       querystring: PageQuerySchema,
-      response: { 200: ReportListSchema, ...errorResponses(400, 401, 429, 500, 503) }
+      response: { 200: ReportListSchema, ...errorResponses(400, 401, 403, 429, 500, 503) }
     }
   }, async (request) => reports.list(request.user.id, request.query.offset, request.query.limit))
 
@@ -48,10 +49,11 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: IdParams,
       response: { 202: GenerateReportResponseSchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 402, 403, 404, 429, 500, 503) }
     },
-    config: { idempotent: true }
+    config: { apiKeyScope: 'reports:write', idempotent: true }
   }, async (request, reply) => reply.code(202).send(await reports.generate(request.user.id, request.params.id)))
 
   app.get('/:id', {
+    config: { apiKeyScope: 'reports:read' },
     schema: {
       operationId: 'getReport',
       tags, security, summary: 'The report: its ReportItems once ready (ETag, 304 on If-None-Match)',
@@ -68,6 +70,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/:id/interests', {
+    config: { apiKeyScope: 'reports:read' },
     schema: {
       operationId: 'getReportInterests',
       tags, security, summary: 'The full interest category tree of the report\'s profile on a source',
@@ -81,6 +84,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/:id/friends', {
+    config: { apiKeyScope: 'reports:read' },
     schema: {
       operationId: 'listReportFriends',
       tags, security, summary: 'Friends with common interests or red flags, paged',
@@ -95,6 +99,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/:id/friends/:friendId', {
+    config: { apiKeyScope: 'reports:read' },
     schema: {
       operationId: 'getReportFriend',
       tags, security, summary: 'One friend: the interests it shares with the report\'s profile and its red flags',
@@ -105,6 +110,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => reports.friendDetail(request.user.id, request.params.id, request.query.source, request.params.friendId))
 
   app.get('/:id/diffs', {
+    config: { apiKeyScope: 'reports:read' },
     schema: {
       operationId: 'listReportDiffs',
       tags, security, summary: 'Month-by-month interest changes, newest first, paged',
@@ -121,6 +127,7 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.delete('/:id', {
+    config: { apiKeyScope: 'reports:write' },
     schema: {
       operationId: 'deleteReport',
       tags, security, summary: 'Delete the report and its events',

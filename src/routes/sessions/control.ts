@@ -19,7 +19,7 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(app.cookieReader)
 
   app.get('/sessions', {
-    schema: { operationId: 'listSessions', tags, security, summary: "The user's live sessions, most recently used first", response: { 200: SessionListSchema, ...errorResponses(401, 429, 500, 503) } }
+    schema: { operationId: 'listSessions', tags, security, summary: "The user's live sessions, most recently used first", response: { 200: SessionListSchema, ...errorResponses(401, 403, 429, 500, 503) } }
   }, async (request) => {
     const listed = await sessionControl.listOfUser(request.user.id)
     return {

@@ -44,6 +44,7 @@ const sseRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const hub = app.sseHub
 
   app.get('/:reportId', {
+    config: { apiKeyScope: 'reports:read' },
     exposeHeadRoute: false,
     schema: {
       operationId: 'streamReportEvents',
@@ -65,8 +66,8 @@ const sseRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...errorResponses(...PARAM_ERRORS, 400, 401, 403, 404, 429, 500, 503)
       }
     },
-    onRequest: async (request) => {
-      const user = await app.identify(request)
+    onRequest: async (request, reply) => {
+      const user = await app.identify(request, reply)
       if (!user) throw new Unauthorized()
       // the global rate limit then counts this user's budget, not the address's
       request.user = user
