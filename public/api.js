@@ -163,6 +163,27 @@ export async function deleteAccount (proof) {
   token = null
 }
 
+// Fresh authentication: a sensitive call of a session that last proved its owner too long ago is
+// refused 403 "re-authentication required"; this proof renews it, and its answer is the JWT to use.
+export async function reauthenticate (proof) {
+  const result = await request('POST', '/auth/reauthenticate', proof)
+  setToken(result.token)
+  return result
+}
+
+// Programs: API keys (the key is in the create answer only) and webhooks (the secret likewise)
+export const apiKeys = () => request('GET', '/auth/api-keys')
+export const createApiKey = (body) => request('POST', '/auth/api-keys', body)
+export const revokeApiKey = (keyId) => request('DELETE', `/auth/api-keys/${encodeURIComponent(keyId)}`)
+const hook = (webhookId) => `/webhooks/${encodeURIComponent(webhookId)}`
+export const webhooks = () => request('GET', '/webhooks')
+export const createWebhook = (url, events) => request('POST', '/webhooks', { url, events })
+export const deleteWebhook = (webhookId) => request('DELETE', hook(webhookId))
+export const rotateWebhook = (webhookId) => request('POST', `${hook(webhookId)}/rotate`)
+export const testWebhook = (webhookId) => request('POST', `${hook(webhookId)}/test`)
+export const deliveries = (webhookId, offset = 0, limit = 10) => request('GET', `${hook(webhookId)}/deliveries${query({ offset, limit })}`)
+export const retryDelivery = (webhookId, deliveryId) => request('POST', `${hook(webhookId)}/deliveries/${encodeURIComponent(deliveryId)}/retry`)
+
 function query (params) {
   const q = new URLSearchParams()
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v))

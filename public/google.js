@@ -19,6 +19,22 @@ function loadScript () {
 }
 
 /**
+ * GIS's button rendered into `button`; each credential response goes to `onResponse`, through the
+ * global window.handleGoogleCredential (the one callback GIS is given). `failed` is said in the
+ * button's place when Google's script cannot load.
+ */
+export function googleButton (clientId, button, onResponse, failed) {
+  window.handleGoogleCredential = onResponse
+  loadScript().then((gis) => {
+    if (!gis) throw new Error('Google sign-in could not load')
+    gis.initialize({ client_id: clientId, callback: (r) => window.handleGoogleCredential(r), ux_mode: 'popup', use_fedcm_for_prompt: true })
+    gis.renderButton(button, { type: 'standard', theme: 'outline', size: 'large', text: 'continue_with', shape: 'pill', width: 280 })
+  }).catch(() => {
+    button.replaceChildren(h('p', { class: 'muted small' }, failed))
+  })
+}
+
+/**
  * The "Sign in with Google" block: GIS's button, its error line, and the global callback.
  * onSignedIn runs after POST /auth/idp succeeded.
  */
@@ -29,7 +45,7 @@ export function googleSignIn (clientId, onSignedIn) {
     h('p', { class: 'divider' }, h('span', null, 'or')),
     button, message)
 
-  window.handleGoogleCredential = async (response) => {
+  googleButton(clientId, button, async (response) => {
     message.textContent = ''
     try {
       const result = await api.googleSignIn({ clientId: response.clientId ?? clientId, credential: response.credential, select_by: response.select_by })
@@ -38,14 +54,6 @@ export function googleSignIn (clientId, onSignedIn) {
     } catch (err) {
       message.textContent = errorText(err)
     }
-  }
-
-  loadScript().then((gis) => {
-    if (!gis) throw new Error('Google sign-in could not load')
-    gis.initialize({ client_id: clientId, callback: (r) => window.handleGoogleCredential(r), ux_mode: 'popup', use_fedcm_for_prompt: true })
-    gis.renderButton(button, { type: 'standard', theme: 'outline', size: 'large', text: 'continue_with', shape: 'pill', width: 280 })
-  }).catch(() => {
-    button.replaceChildren(h('p', { class: 'muted small' }, 'Google sign-in could not load. Check your connection, or sign in with your e-mail.'))
-  })
+  }, 'Google sign-in could not load. Check your connection, or sign in with your e-mail.')
   return node
 }

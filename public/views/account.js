@@ -1,10 +1,13 @@
 // The account page: who you are, credits and subscription, Google link, password, signed-in sessions,
-// and deleting the account. Each card loads and fails on its own, so one refused request leaves the
-// rest of the page usable.
+// deleting the account, and for programs API keys and webhooks (./api-keys.js, ./webhooks.js). Each
+// card loads and fails on its own, so one refused request leaves the rest of the page usable.
 import * as api from '../api.js'
 import { errorText, formatDateTime, h, plural, setTitle, timeAgo } from '../dom.js'
 import { field, formHelpers, formStatus, PASSWORD_HINT, passwordInput } from '../forms.js'
 import { manageButton, promoForm, subscribeButton, subscribed } from '../billing.js'
+import { ProofCancelled, withFreshProof } from '../fresh-proof.js'
+import { apiKeysCard } from './api-keys.js'
+import { webhooksCard } from './webhooks.js'
 
 const STATUS_TEXT = {
   active: 'Active', trialing: 'Trial', past_due: 'Payment overdue', unpaid: 'Unpaid', canceled: 'Canceled',
@@ -44,21 +47,22 @@ function googleCard (ctx) {
   if (!ctx.config?.googleClientId && !user.idp.google) return null
   const message = h('p', { class: 'form-error', role: 'alert' })
   const unlink = h('button', { type: 'button', class: 'button', id: 'google-unlink' }, 'Unlink Google')
+  const proofSlot = h('div', { class: 'proof-slot', hidden: true })
   unlink.addEventListener('click', async () => {
     message.textContent = ''
     unlink.disabled = true
     try {
-      await api.unlinkGoogle()
+      await withFreshProof(ctx, proofSlot, 'google', api.unlinkGoogle)
       await ctx.reload()
     } catch (err) {
-      message.textContent = err.status === 409 ? 'Set a password first ("Forgot your password?" on the sign-in page): without one you could no longer sign in.' : errorText(err)
+      if (!(err instanceof ProofCancelled)) message.textContent = err.status === 409 ? 'Set a password first ("Forgot your password?" on the sign-in page): without one you could no longer sign in.' : errorText(err)
       unlink.disabled = false
     }
   })
   return h('section', { class: 'card', id: 'account-google' },
     h('h2', null, 'Google sign-in'),
     user.idp.google
-      ? [h('p', { id: 'google-state' }, 'Linked: you can sign in with Google.'), unlink, message]
+      ? [h('p', { id: 'google-state' }, 'Linked: you can sign in with Google.'), unlink, message, proofSlot]
       : h('p', { id: 'google-state' }, 'Not linked. Signing in with Google under the same address links it.'))
 }
 
@@ -97,18 +101,19 @@ function passwordCard (ctx) {
   return h('section', { class: 'card', id: 'account-password' }, h('h2', null, 'Change the password'), el)
 }
 
-function sessionsCard () {
+function sessionsCard (ctx) {
   const list = h('ul', { class: 'session-list', id: 'session-list', 'aria-busy': 'true' }, h('li', { class: 'muted loading' }, 'Loading your sessions…'))
   const message = h('p', { class: 'form-error', role: 'alert' })
   const others = h('button', { type: 'button', class: 'button', id: 'sign-out-others', hidden: true }, 'Sign out everywhere else')
+  const proofSlot = h('div', { class: 'proof-slot', hidden: true })
   const act = async (button, fn) => {
     message.textContent = ''
     button.disabled = true
     try {
-      await fn()
+      await withFreshProof(ctx, proofSlot, 'sessions', fn)
       await load()
     } catch (err) {
-      message.textContent = errorText(err)
+      if (!(err instanceof ProofCancelled)) message.textContent = errorText(err)
       button.disabled = false
     }
   }
@@ -141,7 +146,7 @@ function sessionsCard () {
   others.addEventListener('click', () => act(others, api.endOtherSessions))
   load()
   return h('section', { class: 'card', id: 'account-sessions' },
-    h('h2', null, 'Where you are signed in'), list, message, h('div', { class: 'actions start' }, others))
+    h('h2', null, 'Where you are signed in'), list, message, proofSlot, h('div', { class: 'actions start' }, others))
 }
 
 function deleteCard (ctx) {
@@ -180,6 +185,10 @@ export function accountView (ctx) {
       h('a', { href: '#/', class: 'back' }, '← Reports'),
       h('div', { class: 'account-grid' },
         h('div', { class: 'column' }, overviewCard(ctx), googleCard(ctx), deleteCard(ctx)),
-        h('div', { class: 'column' }, sessionsCard(), passwordCard(ctx))))
+        h('div', { class: 'column' }, sessionsCard(ctx), passwordCard(ctx))),
+      h('h2', { class: 'subhead programs-head' }, 'For your programs'),
+      h('div', { class: 'account-grid' },
+        h('div', { class: 'column' }, apiKeysCard(ctx)),
+        h('div', { class: 'column' }, webhooksCard(ctx))))
   }
 }

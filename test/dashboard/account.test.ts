@@ -1,5 +1,6 @@
 // The account page in headless Chromium: the signed-in sessions (this browser marked) and "sign out
-// everywhere else", which the other browser feels on its next request; changing the password (the
+// everywhere else", which the other browser feels on its next request, and which a stale session
+// may do after proving its owner again in the card; changing the password (the
 // policy and a wrong current password under their fields); deleting the account. Each test has its
 // own account and browser profiles.
 import t from '../tap.ts'
@@ -40,6 +41,23 @@ t.test('the account page', { skip }, async (t) => {
     await there.page.reload()
     await there.page.locator('#signin-form').waitFor(WAIT)
     t.equal(await there.page.locator('#sign-out').count(), 0)
+  })
+
+  await t.test('signing the other sessions out with a stale proof: the password first, then it goes on', async (t) => {
+    const user = await registeredUser(d.app)
+    await d.signedInPage(t, 'stale-there', { user })
+    const { page } = await d.signedInPage(t, 'stale-here', { user })
+    await page.click('#account-link')
+    await page.waitForFunction(() => document.querySelectorAll('#session-list .session').length === 2, null, WAIT)
+    // the sessions last proved their owner an hour ago, past STEP_UP_MAX_AGE_S
+    await d.app.database.query("update sessions set proved_at = now() - interval '1 hour' where user_id = (select id from users where email = $1)", [user.email])
+    await page.click('#sign-out-others')
+    await page.locator('#sessions-proof-password').waitFor(WAIT)
+    await page.fill('#sessions-proof-password', GOOD_PASSWORD)
+    await page.press('#sessions-proof-password', 'Enter')
+    await page.waitForFunction(() => document.querySelectorAll('#session-list .session').length === 1, null, WAIT)
+    t.equal(await page.locator('#sessions-proof').count(), 0, 'the prompt is gone')
+    t.equal(await page.textContent('#account-sessions .form-error'), '', 'and no error')
   })
 
   await t.test('a server without Google sign-in or billing: their cards are not shown', async (t) => {
