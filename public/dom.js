@@ -169,3 +169,23 @@ export function errorText (err, fallback = 'Something went wrong. Please try aga
   if (err.status >= 500) return fallback
   return err.body?.message ? `${err.body.message[0].toUpperCase()}${err.body.message.slice(1)}.` : fallback
 }
+
+/**
+ * a loader for a card's list: fills `list` with render(item) for each item fetch() gives, `empty`
+ * when there is none, or the error with a Try again button; returns the loader, to call again after a change
+ */
+export function listLoader (list, fetch, render, empty) {
+  const load = async () => {
+    try {
+      const { items } = await fetch()
+      fill(list, items.length ? items.map(render) : h('li', { class: 'muted empty' }, empty))
+    } catch (err) {
+      const again = h('button', { type: 'button', class: 'button small' }, 'Try again')
+      again.addEventListener('click', () => { list.setAttribute('aria-busy', 'true'); load() })
+      fill(list, h('li', { class: 'muted empty' }, errorText(err), ' ', again))
+    } finally {
+      list.removeAttribute('aria-busy')
+    }
+  }
+  return load
+}

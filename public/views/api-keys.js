@@ -2,7 +2,7 @@
 // that makes one (its key shown once, public/one-time-secret.js), and revoking one. Creating a key
 // needs a fresh proof of the owner (public/fresh-proof.js). The card loads and fails on its own.
 import * as api from '../api.js'
-import { errorText, fill, formatDateTime, h, timeAgo } from '../dom.js'
+import { errorText, formatDateTime, h, listLoader, timeAgo } from '../dom.js'
 import { field, formHelpers, formStatus } from '../forms.js'
 import { ProofCancelled, withFreshProof } from '../fresh-proof.js'
 import { secretSlot, showSecret } from '../one-time-secret.js'
@@ -104,18 +104,7 @@ export function apiKeysCard (ctx) {
       button.disabled = false
     }
   }
-  const load = async () => {
-    try {
-      const { items } = await api.apiKeys()
-      fill(list, items.length ? items.map((k) => keyItem(k, revoke)) : h('li', { class: 'muted empty' }, 'No key yet.'))
-    } catch (err) {
-      const again = h('button', { type: 'button', class: 'button small' }, 'Try again')
-      again.addEventListener('click', () => { list.setAttribute('aria-busy', 'true'); load() })
-      fill(list, h('li', { class: 'muted empty' }, errorText(err), ' ', again))
-    } finally {
-      list.removeAttribute('aria-busy')
-    }
-  }
+  const load = listLoader(list, api.apiKeys, (k) => keyItem(k, revoke), 'No key yet.')
   load()
   return h('section', { class: 'card', id: 'account-api-keys', 'aria-labelledby': `${P}s-title` },
     h('h2', { id: `${P}s-title`, tabIndex: -1 }, 'API keys'),

@@ -4,7 +4,7 @@
 // an endpoint and rotating its secret need a fresh proof of the owner (public/fresh-proof.js). The
 // card loads and fails on its own.
 import * as api from '../api.js'
-import { errorText, fill, formatDateTime, h } from '../dom.js'
+import { errorText, formatDateTime, h, listLoader } from '../dom.js'
 import { field, formHelpers, formStatus } from '../forms.js'
 import { ProofCancelled, withFreshProof } from '../fresh-proof.js'
 import { secretSlot, showSecret } from '../one-time-secret.js'
@@ -143,18 +143,7 @@ export function webhooksCard (ctx) {
       button.disabled = false
     }
   }
-  const load = async () => {
-    try {
-      const { items } = await api.webhooks()
-      fill(list, items.length ? items.map((e) => endpointItem(e, c)) : h('li', { class: 'muted empty' }, 'No webhook yet.'))
-    } catch (err) {
-      const again = h('button', { type: 'button', class: 'button small' }, 'Try again')
-      again.addEventListener('click', () => { list.setAttribute('aria-busy', 'true'); load() })
-      fill(list, h('li', { class: 'muted empty' }, errorText(err), ' ', again))
-    } finally {
-      list.removeAttribute('aria-busy')
-    }
-  }
+  const load = listLoader(list, api.webhooks, (e) => endpointItem(e, c), 'No webhook yet.')
   load()
   return h('section', { class: 'card', id: 'account-webhooks', 'aria-labelledby': `${P}s-title` },
     h('h2', { id: `${P}s-title`, tabIndex: -1 }, 'Webhooks'),

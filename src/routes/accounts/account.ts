@@ -3,11 +3,11 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, FormResultSchema } from '../../../schemas/common.ts'
 import { AccountDeleteBodySchema, PasswordChangeBodySchema } from '../../../schemas/auth.ts'
-import { BadRequest, ProofRefused, TooManyRequests, Unauthorized } from '../../errors.ts'
-import { PROOF_MESSAGES } from '../../services/accounts/owner-proof.ts'
+import { TooManyRequests, Unauthorized } from '../../errors.ts'
 import { COOKIE_PATH, SESSION_COOKIE } from '../../plugins/session-cookie.ts'
 import type { Config } from '../../config.ts'
 import { requestMeta } from './normalize.ts'
+import { refuseUnproved } from './proof-refusal.ts'
 
 const tags = ['auth']
 const security = [{ bearer: [] }]
@@ -57,14 +57,7 @@ const accountRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
     preHandler: perAccount
   }, async (request, reply) => {
     const outcome = await accountDeletion.remove(request.user.id, request.body ?? {}, requestMeta(request))
-    switch (outcome.status) {
-      case 'unknown': throw new Unauthorized()
-      case 'missing-proof': throw new BadRequest(PROOF_MESSAGES.missing)
-      case 'refused': throw new ProofRefused(outcome.message)
-      case 'locked':
-        reply.header('retry-after', String(outcome.retryAfter))
-        throw new TooManyRequests()
-    }
+    refuseUnproved(outcome, reply)
     reply.clearCookie(SESSION_COOKIE, { path: COOKIE_PATH })
     return reply.code(204).send(null)
   })

@@ -9,10 +9,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { BODY_ERRORS, errorResponses } from '../../../schemas/common.ts'
 import { ReauthenticateBodySchema, ReauthenticatedSchema } from '../../../schemas/auth.ts'
-import { BadRequest, ProofRefused, TooManyRequests, Unauthorized } from '../../errors.ts'
-import { PROOF_MESSAGES } from '../../services/accounts/owner-proof.ts'
+import { Unauthorized } from '../../errors.ts'
 import type { Config } from '../../config.ts'
 import { requestMeta } from './normalize.ts'
+import { refuseUnproved } from './proof-refusal.ts'
 
 const MINUTE = 60_000
 
@@ -51,14 +51,7 @@ const reauthenticateRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     const { password, credential, clientId } = request.body
     const proof = { password, credential, clientId: clientId ?? (credential === undefined ? undefined : soleClientId) }
     const { outcome } = await ownerProof.ofUser(request.user.id, proof, requestMeta(request))
-    switch (outcome.status) {
-      case 'unknown': throw new Unauthorized()
-      case 'missing-proof': throw new BadRequest(PROOF_MESSAGES.missing)
-      case 'refused': throw new ProofRefused(outcome.message)
-      case 'locked':
-        reply.header('retry-after', String(outcome.retryAfter))
-        throw new TooManyRequests()
-    }
+    refuseUnproved(outcome, reply)
     // the session may have ended while the proof was checked
     if (!await app.sessions.proved(request.user.sid)) throw new Unauthorized()
     return { status: 'success' as const, token: app.issueToken({ id: request.user.id, sid: request.user.sid }) }
