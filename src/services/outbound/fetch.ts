@@ -55,35 +55,51 @@ export function checkedTarget (url: string, opts: Pick<OutboundOptions, 'allowPr
   return target
 }
 
-export function createOutboundFetch (opts: OutboundOptions): OutboundFetch {
+/** one request's method, headers and body (the User-Agent and Content-Length are set here) */
+export interface Exchange { method: string, headers: Record<string, string>, body?: Buffer }
+
+/**
+ * The request every outbound call makes, under the rules above: the URL checked, a connection of its
+ * own whose lookup checks the address, one deadline; `answer` reads the response. Every failure is an
+ * OutboundRefused whose message says why.
+ */
+export function createOutboundExchange (opts: OutboundOptions) {
   const timeoutMs = opts.timeoutMs ?? 15_000
   const lookup = guardedLookup(opts.resolve ?? systemResolver, opts.allowPrivate)
   const userAgent = opts.userAgent ?? 'profile-interest-reports'
 
-  return async function outboundFetch (url, req) {
+  return async function exchange<T> (url: string, req: Exchange, answer: (res: IncomingMessage) => Promise<T>): Promise<T> {
     const target = checkedTarget(url, opts)
     const signal = AbortSignal.timeout(timeoutMs)
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest
-    return await new Promise<OutboundAnswer>((resolve, reject) => {
+    const headers = req.body === undefined ? req.headers : { ...req.headers, 'content-length': String(req.body.length) }
+    return await new Promise<T>((resolve, reject) => {
       const fail = (err: unknown) => {
         reject(err instanceof OutboundRefused ? err : refused(signal.aborted ? 'timed out' : `request failed: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`))
       }
       try {
         const request = send(target, {
-          method: 'GET',
+          method: req.method,
           // a connection of its own, so that its lookup is this one and nothing is kept open
           agent: false,
           lookup,
           signal,
-          headers: { accept: req.accept.join(', '), 'user-agent': userAgent }
-        }, (res) => { read(res, req).then(resolve, fail) })
+          headers: { ...headers, 'user-agent': userAgent }
+        }, (res) => { answer(res).then(resolve, fail) })
         request.on('error', fail)
-        request.end()
+        request.end(req.body)
       } catch (err) {
         // Node refuses some URLs the URL parser takes (a character a request path cannot carry)
         fail(err)
       }
     })
+  }
+}
+
+export function createOutboundFetch (opts: OutboundOptions): OutboundFetch {
+  const exchange = createOutboundExchange(opts)
+  return async function outboundFetch (url, req) {
+    return await exchange(url, { method: 'GET', headers: { accept: req.accept.join(', ') } }, (res) => read(res, req))
   }
 }
 

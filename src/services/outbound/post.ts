@@ -5,11 +5,8 @@
 // its status (the caller decides what a 3xx or 500 means); only a small capped part of its body is
 // read, and the connection is dropped after it. Every failure to get an answer is an OutboundRefused
 // whose message says why.
-import { request as httpRequest, type IncomingMessage } from 'node:http'
-import { request as httpsRequest } from 'node:https'
-import { OutboundRefused } from '../../errors.ts'
-import { guardedLookup, systemResolver } from './addresses.ts'
-import { checkedTarget, type OutboundOptions } from './fetch.ts'
+import type { IncomingMessage } from 'node:http'
+import { createOutboundExchange, type OutboundOptions } from './fetch.ts'
 
 export interface PostRequest {
   headers: Record<string, string>
@@ -27,35 +24,10 @@ export interface PostAnswer {
 export type OutboundPost = (url: string, req: PostRequest) => Promise<PostAnswer>
 
 export function createOutboundPost (opts: OutboundOptions): OutboundPost {
-  const timeoutMs = opts.timeoutMs ?? 15_000
-  const lookup = guardedLookup(opts.resolve ?? systemResolver, opts.allowPrivate)
-  const userAgent = opts.userAgent ?? 'profile-interest-reports'
-
+  const exchange = createOutboundExchange(opts)
   return async function outboundPost (url, req) {
-    const target = checkedTarget(url, opts)
-    const signal = AbortSignal.timeout(timeoutMs)
-    const send = target.protocol === 'https:' ? httpsRequest : httpRequest
-    const body = Buffer.from(req.body, 'utf8')
-    return await new Promise<PostAnswer>((resolve, reject) => {
-      const fail = (err: unknown) => {
-        reject(err instanceof OutboundRefused ? err : new OutboundRefused(signal.aborted ? 'timed out' : `request failed: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`))
-      }
-      try {
-        const request = send(target, {
-          method: 'POST',
-          // a connection of its own, so that its lookup is this one and nothing is kept open
-          agent: false,
-          lookup,
-          signal,
-          headers: { ...req.headers, 'content-length': String(body.length), 'user-agent': userAgent }
-        }, (res) => { readStart(res, req.maxAnswerBytes).then((start) => { resolve({ status: res.statusCode ?? 0, body: start }) }, fail) })
-        request.on('error', fail)
-        request.end(body)
-      } catch (err) {
-        // Node refuses some URLs the URL parser takes (a character a request path cannot carry)
-        fail(err)
-      }
-    })
+    return await exchange(url, { method: 'POST', headers: req.headers, body: Buffer.from(req.body, 'utf8') },
+      async (res) => ({ status: res.statusCode ?? 0, body: await readStart(res, req.maxAnswerBytes) }))
   }
 }
 

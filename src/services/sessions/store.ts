@@ -20,6 +20,7 @@ import type { Database } from '../../db/client.ts'
 import { sessions } from '../../db/schema.ts'
 import { createViewCache } from '../caches/view-cache.ts'
 import { createEndedSessions } from './ended.ts'
+import { createSessionProofs } from './proofs.ts'
 
 export const SESSION_ENDED_CHANNEL = 'session_ended'
 const ROLL_SLACK_MS = 60_000
@@ -248,24 +249,8 @@ export function createSessionService (deps: SessionServiceDeps) {
     /** sessions ended here by other services (src/services/sessions/control.ts): marked and announced as every ending is */
     announceEnded: ended.mark,
 
-    /**
-     * when the live session of this public id last proved its owner (ms since the epoch), or null
-     * when it has no live row. Read from the database: only sensitive calls ask.
-     */
-    async provedAt (publicId: string): Promise<number | null> {
-      const [row] = await db.select({ provedAt: sessions.provedAt }).from(sessions)
-        .where(and(eq(sessions.publicId, publicId), isNull(sessions.endedAt), gt(sessions.expiresAt, new Date(now()))))
-      return row ? row.provedAt.getTime() : null
-    },
-
-    /** the live session of this public id proved its owner now (POST /auth/reauthenticate); whether it is live */
-    async proved (publicId: string): Promise<boolean> {
-      const at = new Date(now())
-      const rows = await db.update(sessions).set({ provedAt: at })
-        .where(and(eq(sessions.publicId, publicId), isNull(sessions.endedAt), gt(sessions.expiresAt, at)))
-        .returning({ publicId: sessions.publicId })
-      return rows.length > 0
-    },
+    // when each session last proved its owner (./proofs.ts)
+    ...createSessionProofs(database, now),
 
     /** a live session of this public id: its user and expiry */
     async findLive (publicId: string) {
