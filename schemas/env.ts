@@ -21,6 +21,8 @@ export const EnvSchema = Type.Object({
   JWT_PREVIOUS_SECRETS: Type.String({ default: '' }),
   JWT_TTL: Int(86400, 60),
   SESSION_SECRET: Type.String({ default: '' }),
+  MFA_ENCRYPTION_KEY: Type.String({ default: '' }),
+  MFA_PREVIOUS_ENCRYPTION_KEYS: Type.String({ default: '' }),
   SESSION_PREVIOUS_SECRETS: Type.String({ default: '' }),
   SESSION_IDLE_TTL: Int(604800, 60),
   SESSION_ABSOLUTE_TTL: Int(2592000, 60),

@@ -39,6 +39,8 @@ export interface Config {
   jwt: { secret: string, previousSecrets: string[], ttl: number }
   /** idleTtl: seconds a session lives unused; absoluteTtl: seconds it lives at most, used or not */
   session: { secret: string, previousSecrets: string[], idleTtl: number, absoluteTtl: number }
+  /** MFA_ENCRYPTION_KEY (seals TOTP secrets) and the rotated-out keys that still open them */
+  mfa: { encryptionKey: string, previousKeys: string[] }
   /** seconds between reads of the sessions ended since the last one (SESSION_RECONCILE_S) */
   sessionReconcileS: number
   captcha: { enabled: boolean, verifyUrl: string, secret: string }
@@ -150,6 +152,7 @@ function toConfig (e: Env, { database, secrets, captchaOn, metricsPort }: Derive
     trustProxy: list(e.TRUST_PROXY),
     allowHttp: e.ALLOW_HTTP,
     jwt: { secret: secrets.jwt, previousSecrets: list(e.JWT_PREVIOUS_SECRETS), ttl: e.JWT_TTL },
+    mfa: { encryptionKey: secrets.mfa, previousKeys: list(e.MFA_PREVIOUS_ENCRYPTION_KEYS) },
     session: { secret: secrets.session, previousSecrets: list(e.SESSION_PREVIOUS_SECRETS), idleTtl: e.SESSION_IDLE_TTL, absoluteTtl: e.SESSION_ABSOLUTE_TTL },
     sessionReconcileS: e.SESSION_RECONCILE_S,
     captcha: { enabled: captchaOn, verifyUrl: e.CAPTCHA_VERIFY_URL, secret: e.CAPTCHA_SECRET },

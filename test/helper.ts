@@ -117,6 +117,7 @@ export function testConfig (t: Tap, env: Record<string, string> = {}): Config {
     DATA_DIR: dataDir,
     JWT_SECRET: TEST_JWT_SECRET,
     SESSION_SECRET: 'test-session-secret-0123456789abcdefghijkl',
+    MFA_ENCRYPTION_KEY: 'test-mfa-encryption-key-0123456789abcdef',
     WORKERS: '0',
     ...CHEAP_ARGON2,
     ...env

@@ -109,6 +109,7 @@ export async function startService (run: BenchRun, opts: ServiceOptions): Promis
       JWT_SECRET: run.jwtSecret,
       JWT_PREVIOUS_SECRETS: '',
       SESSION_SECRET: run.sessionSecret,
+      MFA_ENCRYPTION_KEY: run.sessionSecret + 'mfa',
       CAPTCHA: 'off',
       CAPTCHA_VERIFY_URL: '',
       SMTP_URL: '',

@@ -8,6 +8,7 @@ export function productionProblems (e: Env): string[] {
   const refuse = (name: string, why: string) => problems.push(`${name} ${why} in production`)
   if (!e.JWT_SECRET) refuse('JWT_SECRET', 'must be set')
   if (!e.SESSION_SECRET) refuse('SESSION_SECRET', 'must be set')
+  if (!e.MFA_ENCRYPTION_KEY) refuse('MFA_ENCRYPTION_KEY', 'must be set')
   // (half a pair is refused everywhere, with the half that is missing)
   if (e.TLS === 'on' && !e.TLS_CERT_FILE && !e.TLS_KEY_FILE) refuse('TLS_CERT_FILE', 'and TLS_KEY_FILE must be set (no self-signed certificate)')
   // the HTTPS guard serves plain HTTP only from a trusted proxy that says the request came over HTTPS:

@@ -36,7 +36,7 @@ export function checkFormats (e: Env, problems: string[]): void {
   if (e.CAPTCHA_VERIFY_URL) checkUrl('CAPTCHA_VERIFY_URL', e.CAPTCHA_VERIFY_URL, ['https:', 'http:'], problems)
   checkTrustProxy(list(e.TRUST_PROXY), problems)
   if (!retrySchedule(e.WEBHOOK_RETRY_SCHEDULE)) problems.push('WEBHOOK_RETRY_SCHEDULE must be 1 to 20 comma-separated whole seconds, each no earlier than the one before')
-  for (const name of ['JWT_PREVIOUS_SECRETS', 'SESSION_PREVIOUS_SECRETS'] as const) {
+  for (const name of ['JWT_PREVIOUS_SECRETS', 'SESSION_PREVIOUS_SECRETS', 'MFA_PREVIOUS_ENCRYPTION_KEYS'] as const) {
     if (list(e[name]).some((k) => Buffer.byteLength(k) < 32)) problems.push(`${name} entries must be at least 32 bytes each`)
   }
 }

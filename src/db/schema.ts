@@ -1,7 +1,7 @@
 // Every table of the service, declared once. Change a table here, then `npm run db:generate`.
 import { sql } from 'drizzle-orm'
 import {
-  type AnyPgColumn, bigint, bigserial, boolean, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid
+  type AnyPgColumn, bigint, bigserial, boolean, date, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid
 } from 'drizzle-orm/pg-core'
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow()
@@ -21,6 +21,10 @@ export const users = pgTable('users', {
   promocode: text('promocode'),
   reportCredits: integer('report_credits').notNull().default(0),
   stripeCustomerId: text('stripe_customer_id').unique(),
+  // moved on by every credential change (password set, changed or reset, a factor removed, Google
+  // unlinked): a session records the version it proved, and one proved against an older version is
+  // refused (docs/decisions.md, Credential versions)
+  credentialVersion: integer('credential_version').notNull().default(1),
   createdAt: createdAt()
 })
 
@@ -42,7 +46,12 @@ export const sessions = pgTable('sessions', {
   method: text('method'),
   // when the session last proved its owner (sign-in, POST /auth/reauthenticate): sensitive calls need
   // a recent proof (STEP_UP_MAX_AGE_S)
-  provedAt: timestamp('proved_at', { withTimezone: true }).notNull().defaultNow()
+  provedAt: timestamp('proved_at', { withTimezone: true }).notNull().defaultNow(),
+  // the users.credential_version this session's sign-in proved
+  credentialVersion: integer('credential_version').notNull().default(1),
+  // the session's authentication level when its account has a second factor: 1 until the second
+  // factor is proved, then 2; null for an account without one (no level applies)
+  aal: smallint('aal')
 }, (t) => [index('sessions_user_idx').on(t.userId), index('sessions_ended_idx').on(t.endedAt),
   // the reconcile reads the sessions that expired since its last look
   index('sessions_expires_idx').on(t.expiresAt)])
@@ -214,6 +223,53 @@ export const stripeEvents = pgTable('stripe_events', {
   type: text('type').notNull(),
   createdAt: createdAt()
 })
+
+// ---------------------------------------------------------------- second factors: TOTP, recovery codes, passkeys
+
+// A user's TOTP secret, encrypted with MFA_ENCRYPTION_KEY (the stored text names the key it was
+// sealed with, so keys rotate). Pending until confirmed_at; last_step is the 30-second step of the last
+// code accepted, so no code is accepted twice.
+export const mfaTotp = pgTable('mfa_totp', {
+  userId: uuid('user_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),
+  secret: text('secret').notNull(),
+  confirmedAt: timestamp('confirmed_at', { withTimezone: true }),
+  lastStep: bigint('last_step', { mode: 'number' }),
+  createdAt: createdAt()
+})
+
+// One-time recovery codes: only their hashes; used_at set by the one use each allows.
+export const mfaRecoveryCodes = pgTable('mfa_recovery_codes', {
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  hash: text('hash').notNull(),
+  usedAt: timestamp('used_at', { withTimezone: true }),
+  createdAt: createdAt()
+}, (t) => [primaryKey({ columns: [t.userId, t.hash] })])
+
+// A WebAuthn credential (a passkey): its id and COSE public key as base64url, the signature counter
+// the authenticator last reported.
+export const passkeys = pgTable('passkeys', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  credentialId: text('credential_id').notNull().unique(),
+  publicKey: text('public_key').notNull(),
+  counter: bigint('counter', { mode: 'number' }).notNull().default(0),
+  transports: text('transports').array(),
+  deviceType: text('device_type'),
+  backedUp: boolean('backed_up').notNull().default(false),
+  name: text('name').notNull(),
+  createdAt: createdAt(),
+  lastUsedAt: timestamp('last_used_at', { withTimezone: true })
+}, (t) => [index('passkeys_user_idx').on(t.userId)])
+
+// Challenges the service issued and will accept once (deleted as they are used): WebAuthn
+// registration and assertion challenges, and the nonces a Google proof must carry.
+export const authChallenges = pgTable('auth_challenges', {
+  challenge: text('challenge').primaryKey(),
+  purpose: text('purpose').notNull(),
+  userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  createdAt: createdAt()
+}, (t) => [index('auth_challenges_expires_idx').on(t.expiresAt)])
 
 // ---------------------------------------------------------------- programs: API keys, idempotency, webhooks
 

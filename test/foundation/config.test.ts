@@ -83,6 +83,7 @@ t.test('NODE_ENV=production refuses every development fallback', async (t) => {
     PUBLIC_URL: 'https://reports.example',
     JWT_SECRET: SECRET,
     SESSION_SECRET: SECRET + 'x',
+    MFA_ENCRYPTION_KEY: SECRET + 'm',
     TLS_CERT_FILE: '/etc/pir/cert.pem',
     TLS_KEY_FILE: '/etc/pir/key.pem',
     CAPTCHA_VERIFY_URL: 'https://challenges.example/siteverify',
@@ -98,6 +99,7 @@ t.test('NODE_ENV=production refuses every development fallback', async (t) => {
   const without = (name: keyof typeof production) => { const e: Record<string, string> = { ...production }; delete e[name]; return e }
   refusal(t, without('JWT_SECRET'), 'JWT_SECRET', 'a generated JWT secret')
   refusal(t, without('SESSION_SECRET'), 'SESSION_SECRET', 'a generated session secret')
+  refusal(t, without('MFA_ENCRYPTION_KEY'), 'MFA_ENCRYPTION_KEY', 'a generated key for second-factor secrets')
   refusal(t, without('TLS_CERT_FILE'), 'TLS_CERT_FILE', 'a self-signed certificate (no cert file)')
   refusal(t, without('TLS_KEY_FILE'), 'TLS_KEY_FILE', 'a self-signed certificate (no key file)')
   refusal(t, { ...without('TLS_CERT_FILE'), TLS_KEY_FILE: '' }, 'TLS_CERT_FILE', 'a self-signed certificate (neither file)')
@@ -148,6 +150,7 @@ t.test('every problem at once, a line each: an operator learns the whole list in
     'invalid configuration: DATABASE_URL must be set in production (a PostgreSQL URL, or embedded for the embedded database on purpose)',
     'invalid configuration: JWT_SECRET must be set in production',
     'invalid configuration: SESSION_SECRET must be set in production',
+    'invalid configuration: MFA_ENCRYPTION_KEY must be set in production',
     'invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set (no self-signed certificate) in production',
     'invalid configuration: PUBLIC_URL must be the public origin, not localhost, in production',
     'invalid configuration: CAPTCHA_VERIFY_URL and CAPTCHA_SECRET must be set in production',
@@ -227,13 +230,14 @@ t.test('development fallbacks: secrets generated once, CAPTCHA off without a pro
   t.ok(Buffer.byteLength(first.jwt.secret) >= 32, 'a generated JWT secret')
   t.ok(Buffer.byteLength(first.session.secret) >= 32, 'a generated session secret')
   t.not(first.jwt.secret, first.session.secret)
+  t.ok(Buffer.byteLength(first.mfa.encryptionKey) >= 32, 'a generated key for second-factor secrets')
   const file = join(dataDir, 'secrets.json')
   t.equal(statSync(file).mode & 0o777, 0o600, 'kept in DATA_DIR/secrets.json, readable by the owner only')
   const second = loadConfig({ DATA_DIR: dataDir })
   t.equal(second.jwt.secret, first.jwt.secret, 'the same secrets on the next start (sessions survive a restart)')
   t.equal(second.session.secret, first.session.secret)
   t.equal(first.secretsFile, file, 'the config names the generated secrets file (the start-up log shows it)')
-  t.equal(loadConfig({ DATA_DIR: dataDir, JWT_SECRET: SECRET, SESSION_SECRET: SECRET }).secretsFile, null, 'no file when both are set')
+  t.equal(loadConfig({ DATA_DIR: dataDir, JWT_SECRET: SECRET, SESSION_SECRET: SECRET, MFA_ENCRYPTION_KEY: SECRET }).secretsFile, null, 'no file when all three are set')
   t.equal(first.captcha.enabled, false, 'no CAPTCHA provider in development: off')
   t.equal(loadConfig({ DATA_DIR: dataDir, CAPTCHA_VERIFY_URL: 'http://127.0.0.1:1/v' }).captcha.enabled, true, 'on once a provider is set')
   t.equal(first.mail.smtpUrl, '')
@@ -283,7 +287,7 @@ t.test('.env.example documents every variable, and the schema has every document
     t.ok(j >= 0 && lines[j].startsWith('#'), `${name} has a comment`)
   }
   const design = ['NODE_ENV', 'HOST', 'PORT', 'PUBLIC_URL', 'DATA_DIR', 'DATABASE_URL', 'TLS', 'TLS_CERT_FILE', 'TLS_KEY_FILE',
-    'TRUST_PROXY', 'ALLOW_HTTP', 'JWT_SECRET', 'JWT_PREVIOUS_SECRETS', 'JWT_TTL', 'SESSION_SECRET', 'SESSION_IDLE_TTL', 'SESSION_ABSOLUTE_TTL',
+    'TRUST_PROXY', 'ALLOW_HTTP', 'JWT_SECRET', 'JWT_PREVIOUS_SECRETS', 'JWT_TTL', 'SESSION_SECRET', 'MFA_ENCRYPTION_KEY', 'MFA_PREVIOUS_ENCRYPTION_KEYS', 'SESSION_IDLE_TTL', 'SESSION_ABSOLUTE_TTL',
     'CAPTCHA_VERIFY_URL', 'CAPTCHA_SECRET', 'CAPTCHA', 'SMTP_URL', 'MAIL_FROM', 'GOOGLE_CLIENT_IDS', 'GOOGLE_CERTS_URL',
     'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STRIPE_PRICE_ID', 'STRIPE_API_URL', 'REDIS_URL', 'WORKERS', 'INGEST_TOKEN',
     'SIGNUP_FREE_REPORTS', 'DEMO_DATA', 'LOG_LEVEL', 'CORS_ORIGINS', 'SSE_HEARTBEAT_S', 'METRICS_PORT']

@@ -109,7 +109,7 @@ t.test('production with nothing set: every refusal in one run, a line each', asy
   const res = await run('src/server.ts', [], { NODE_ENV: 'production', DATA_DIR: tempDir(t) })
   t.equal(res.code, 1)
   t.same(res.stderr.trimEnd().split('\n').map((l) => l.split(' ')[2]),
-    ['DATABASE_URL', 'JWT_SECRET', 'SESSION_SECRET', 'TLS_CERT_FILE', 'PUBLIC_URL', 'CAPTCHA_VERIFY_URL', 'SMTP_URL'])
+    ['DATABASE_URL', 'JWT_SECRET', 'SESSION_SECRET', 'MFA_ENCRYPTION_KEY', 'TLS_CERT_FILE', 'PUBLIC_URL', 'CAPTCHA_VERIFY_URL', 'SMTP_URL'])
   t.match(res.stderr, /^(invalid configuration: \S+ .* in production.*\n)+$/)
   t.equal(res.stdout, '', 'nothing else is printed')
 })

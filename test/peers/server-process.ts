@@ -44,6 +44,7 @@ export function serverEnv (env: Record<string, string>): Record<string, string> 
     ...CHEAP_ARGON2,
     JWT_SECRET: TEST_JWT_SECRET,
     SESSION_SECRET: 'test-session-secret-0123456789abcdefghijkl',
+    MFA_ENCRYPTION_KEY: 'test-mfa-encryption-key-0123456789abcdef',
     ...env
   }
 }
