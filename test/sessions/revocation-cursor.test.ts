@@ -4,7 +4,8 @@
 // revocation stamped 90 s before it commits (on PostgreSQL also held open while B reconciles past a
 // later one), a session ended by moving expires_at into the past, and a deleted report all reach B
 // within SESSION_RECONCILE_S. While B's reconcile keeps failing, B asks the database on each Bearer
-// request: an ended session is refused, a live one accepted, and 503 when the database cannot answer.
+// request: an ended session or a revoked API key is refused, a live session accepted, and 503 when the
+// database cannot answer.
 // The same reconcile failing because PostgreSQL is away: test/faults/revocation-outage.test.ts.
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from '../tap.ts'
@@ -13,6 +14,7 @@ import type { Database } from '../../src/db/client.ts'
 import { build, freshDatabase, signedInUser } from '../helper.ts'
 import { until } from '../peers/wait.ts'
 import { ACCESS_DENIED, claims, FAST_ARGON2, info } from '../accounts/support.ts'
+import { issueKey } from '../api-keys/support.ts'
 import { createReport } from '../reports/report-wait.ts'
 import { seedReportData } from '../reports/seed.ts'
 import { listen, parseEvents, rawStream } from '../streams/client.ts'
@@ -109,7 +111,10 @@ t.test('expires_at moved into the past ends the session: recorded, and refused o
 t.test('while B\'s reconcile keeps failing, B checks each Bearer request against the database', async (t) => {
   const live = await signedIn()
   const doomed = await signedIn()
+  const key = await issueKey(a, live.auth)
+  const reportsWithKey = async () => (await b.inject({ url: '/api/v1/report', headers: key.auth })).statusCode
   t.equal((await info(b, doomed.token)).statusCode, 200, 'B accepts the token first')
+  t.equal(await reportsWithKey(), 200, 'and the API key, now held in B\'s view')
   // the reconcile reads this column; the per-request check does not (an operator's mistake, say)
   await database.query('alter table session_revocations rename column txid to txid_away')
   let renamed = true
@@ -119,6 +124,8 @@ t.test('while B\'s reconcile keeps failing, B checks each Bearer request against
   await refusedOn(t, b, doomed.token, OUT_OF_SYNC_BOUND_MS, 'B refuses a session ended without a NOTIFY to it, its reconcile failing')
   t.equal(b.sessions.endedSetInSync(), false, 'B no longer trusts its ended set alone')
   t.equal((await info(b, live.token)).statusCode, 200, 'a live session\'s token is checked and accepted')
+  await database.query('update api_keys set revoked_at = now() where id = $1', [key.id])
+  t.equal(await reportsWithKey(), 401, 'an API key revoked without a NOTIFY to B is refused at once, its view notwithstanding')
 
   // the database cannot answer the check either: 503, never an unchecked answer from memory
   await database.query('alter table session_revocations rename to session_revocations_away')
