@@ -7,5 +7,6 @@ await runGroup([
   'sessions/refresh-signout.test.ts',
   'sessions/tokens.test.ts',
   'sessions/revocation.test.ts',
+  'sessions/revocation-cursor.test.ts',
   'limits/redis-down.test.ts'
 ])

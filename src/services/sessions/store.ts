@@ -62,6 +62,8 @@ export interface SessionServiceDeps {
   /** SESSION_ABSOLUTE_TTL: seconds a session lives at most after sign-in */
   absoluteSeconds: number
   jwtTtlSeconds: number
+  /** SESSION_RECONCILE_S: how often the ended set is read again */
+  reconcileS: number
   now?: () => number
 }
 
@@ -73,7 +75,7 @@ export function createSessionService (deps: SessionServiceDeps) {
   const absoluteMs = deps.absoluteSeconds * 1000
   /** the expiry of a session created at `createdAt` and used at `usedAt` */
   const expiryOf = (createdAt: number, usedAt: number) => Math.min(usedAt + idleMs, createdAt + absoluteMs)
-  const ended = createEndedSessions({ database, jwtTtlSeconds: deps.jwtTtlSeconds, now })
+  const ended = createEndedSessions({ database, jwtTtlSeconds: deps.jwtTtlSeconds, reconcileS: deps.reconcileS, now })
 
   async function loadRow (sid: string): Promise<Row | null> {
     const [row] = await db.select({
@@ -182,6 +184,9 @@ export function createSessionService (deps: SessionServiceDeps) {
   return {
     store,
     isEnded: ended.has,
+    /** whether isEnded can be trusted alone; while it cannot, a Bearer request asks endedInDatabase (src/plugins/jwt.ts) */
+    endedSetInSync: ended.inSync,
+    endedInDatabase: ended.endedInDatabase,
     /**
      * whether a refresh should roll this session on: when its last use is at least ROLL_SLACK_MS old
      * (or the row is not kept here). Otherwise neither the row nor the cookie is sent again: the
@@ -262,7 +267,8 @@ export function createSessionService (deps: SessionServiceDeps) {
     loadEnded: ended.load,
     reconcile: ended.reconcile,
     pruneRevocations: ended.pruneRevocations,
-    prune: ended.prune
+    prune: ended.prune,
+    stopEnded: ended.stop
   }
 }
 
