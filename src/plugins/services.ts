@@ -51,16 +51,20 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const sessionControl = createSessionControl({ database, announceEnded, now })
   // every credential change goes through credentials.change (docs/decisions.md, Credential versions)
   const credentials = createCredentialChanges({ database, announceEnded, now })
-  const recovery = createRecoveryService({ database, passwords, mail, audit, endSessionsOfUser: sessions.endAllOfUser, accountChanges, now, publicUrl: config.publicUrl })
+  const recovery = createRecoveryService({
+    database, passwords, mail, audit, changeCredential: credentials.change, accountChanges, now, publicUrl: config.publicUrl
+  })
   const google = createGoogleService(config.google)
   const googleAccounts = createGoogleAccountService({
     database, audit, mail, accountChanges, now,
-    endPasswordSessionsOfUser: async (userId) => { await sessionControl.endPasswordSessions(userId) },
+    changeCredential: credentials.change,
     signupFreeReports: config.signupFreeReports
   })
   // the current password is checked by sign-in's own check, backoff and all
   const checkPassword = accounts.signin
-  const passwordChange = createPasswordChangeService({ database, passwords, mail, audit, sessionControl, checkPassword, accountChanges })
+  const passwordChange = createPasswordChangeService({
+    database, passwords, mail, audit, sessionControl, checkPassword, accountChanges, changeCredential: credentials.change
+  })
   const passwordProof = createPasswordProof({ database, now })
   const ownerProof = createOwnerProof({ database, passwords, checkPassword, verifyGoogle: google.verify })
   const accountDeletion = createAccountDeletionService({
