@@ -1,9 +1,10 @@
 // DELETE /auth/account: proven by the password, or for a Google-only account by a fresh
 // credential of its Google account; everything of the user goes, its JWTs are refused at once, a
 // running subscription is cancelled at period end through Stripe (the local peer), the Stripe
-// customer is left alone, one audit row keeps the SHA-256 of the address and none keeps the address,
-// and the address can sign up again. One app for the file.
-import { createHash } from 'node:crypto'
+// customer is left alone, one audit row keeps a keyed hash of the address (HMAC-SHA-256 under a key
+// derived from MFA_ENCRYPTION_KEY) and none keeps the address, the user's earlier rows lose their IP
+// address and User-Agent, and the address can sign up again. One app for the file.
+import { createHash, createHmac, hkdfSync } from 'node:crypto'
 import t from '../tap.ts'
 import type { FastifyInstance } from 'fastify'
 import { build, GOOD_PASSWORD, signedInUser, uniqueEmail } from '../helper.ts'
@@ -73,9 +74,18 @@ t.test('with the password: everything of the user goes, the subscription is canc
   t.equal(stripe.calls('POST', `/v1/subscriptions/${endedSub}`).length, 0, 'an ended one is left alone')
   t.equal(stripe.requests.filter((r) => r.path.startsWith('/v1/customers')).length, 0, 'the Stripe customer is not touched')
 
-  const hash = createHash('sha256').update(user.email).digest('hex')
-  const audit = await app.database.query<{ kind: string, email_hash: string | null }>('select kind, email_hash from audit_events where user_id = $1 and kind = $2', [userId, 'account.deleted'])
-  t.same(audit, [{ kind: 'account.deleted', email_hash: hash }], 'one account.deleted row with the SHA-256 of the address')
+  // the key as docs/decisions.md, Audit trail, names it: HKDF-SHA-256 of MFA_ENCRYPTION_KEY, no salt, its own label
+  const key = Buffer.from(hkdfSync('sha256', app.config.mfa.encryptionKey, Buffer.alloc(0), 'pir audit email hmac v1', 32))
+  const hash = createHmac('sha256', key).update(user.email).digest('hex')
+  const audit = await app.database.query<{ kind: string, email_hash: string | null, ip: string | null, user_agent: string | null }>(
+    'select kind, email_hash, ip, user_agent from audit_events where user_id = $1 and kind = $2', [userId, 'account.deleted'])
+  t.same(audit, [{ kind: 'account.deleted', email_hash: hash, ip: null, user_agent: null }], 'one account.deleted row with the keyed hash of the address')
+  t.equal(await count('select count(*) as n from audit_events where email_hash = $1', [createHash('sha256').update(user.email).digest('hex')]), 0,
+    'not the plain SHA-256 that anyone knowing the address could compute')
+  t.ok(await count('select count(*) as n from audit_events where user_id = $1', [userId]) >= 3, 'the earlier rows stay (sign-up, sign-ins, failure)')
+  t.equal(await count('select count(*) as n from audit_events where user_id = $1 and (ip is not null or user_agent is not null)', [userId]), 0,
+    'none of them keeps an IP address or a User-Agent')
+  t.ok(await count('select count(*) as n from audit_events where user_id = $1 and ip is not null', [claims(other.token).sub]) > 0, "another user's rows keep theirs")
   t.equal(await count('select count(*) as n from audit_events where email_hash = $1 or user_agent like $2 or ip like $2', [user.email, `%${user.email}%`]), 0, 'no audit row keeps the address')
 
   t.equal((await info(app, other.token)).statusCode, 200, 'another user is untouched')
