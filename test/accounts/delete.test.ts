@@ -14,6 +14,8 @@ import { stripeEnv } from '../billing/support.ts'
 import { ACCESS_DENIED, claims, FAST_ARGON2, info, refresh } from './support.ts'
 
 let app: FastifyInstance
+// test/helper.ts's MFA_ENCRYPTION_KEY
+const TEST_MFA_KEY = 'test-mfa-encryption-key-0123456789abcdef'
 let stripe: StripePeer
 let google: GoogleCertsPeer
 
@@ -75,7 +77,7 @@ t.test('with the password: everything of the user goes, the subscription is canc
   t.equal(stripe.requests.filter((r) => r.path.startsWith('/v1/customers')).length, 0, 'the Stripe customer is not touched')
 
   // the key as docs/decisions.md, Audit trail, names it: HKDF-SHA-256 of MFA_ENCRYPTION_KEY, no salt, its own label
-  const key = Buffer.from(hkdfSync('sha256', app.config.mfa.encryptionKey, Buffer.alloc(0), 'pir audit email hmac v1', 32))
+  const key = Buffer.from(hkdfSync('sha256', TEST_MFA_KEY, Buffer.alloc(0), 'pir audit email hmac v1', 32))
   const hash = createHmac('sha256', key).update(user.email).digest('hex')
   const audit = await app.database.query<{ kind: string, email_hash: string | null, ip: string | null, user_agent: string | null }>(
     'select kind, email_hash, ip, user_agent from audit_events where user_id = $1 and kind = $2', [userId, 'account.deleted'])
