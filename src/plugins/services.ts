@@ -36,7 +36,7 @@ export interface ServicesOptions {
 function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const { config, now } = opts
   const { database, sessions, accountChanges } = app
-  const passwords = createPasswordService(config.argon2, config.argon2Concurrency)
+  const passwords = createPasswordService(config.argon2, config.argon2Concurrency, config.publicUrl)
   app.metrics?.watchPasswords(passwords)
   const mail = opts.mail ?? createMailService({ ...config.mail, log: app.log })
   const audit = createAuditService({ database, retentionDays: config.auditRetentionDays, now })
