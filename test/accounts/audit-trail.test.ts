@@ -48,7 +48,7 @@ t.test('pir_audit_writer inserts and cannot update or delete; a non-owner applic
   t.equal(await asRole(appRole, `insert into audit_events (kind) values ('${marker}')`), '42501', 'not directly')
   t.equal(await asRole(appRole, `update audit_events set ip = null where kind = '${marker}'`), '42501', 'it cannot rewrite a row')
   t.equal(await asRole(appRole, `delete from audit_events where kind = '${marker}'`), '42501', 'nor delete one')
-  t.equal(await asRole(appRole, "select audit_prune(now())"), 'ok', 'the retention function runs for it')
+  t.equal(await asRole(appRole, 'select audit_prune(now())'), 'ok', 'the retention function runs for it')
   const rows = await app.database.query<{ ip: string }>('select ip from audit_events where kind = $1 order by id', [marker])
   t.same(rows, [{ ip: '192.0.2.1' }, { ip: '192.0.2.2' }], 'both rows are there, unchanged, and pruning at "now" removed neither')
 })
