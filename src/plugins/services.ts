@@ -20,6 +20,7 @@ import { createPasswordChangeService } from '../services/accounts/password-chang
 import { createPasswordProof } from '../services/accounts/password-proof.ts'
 import { createAccountDeletionService } from '../services/accounts/deletion.ts'
 import { createOwnerProof } from '../services/accounts/owner-proof.ts'
+import { createGoogleNonces } from '../services/accounts/google-nonces.ts'
 import { createImageService } from '../services/images/index.ts'
 import { createOutboundFetch } from '../services/outbound/fetch.ts'
 import { createWebhookService } from '../services/webhooks/index.ts'
@@ -62,7 +63,8 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const checkPassword = accounts.signin
   const passwordChange = createPasswordChangeService({ database, passwords, mail, audit, sessionControl, checkPassword, accountChanges })
   const passwordProof = createPasswordProof({ database, now })
-  const ownerProof = createOwnerProof({ database, passwords, checkPassword, verifyGoogle: google.verify })
+  const googleNonces = createGoogleNonces({ database, now })
+  const ownerProof = createOwnerProof({ database, passwords, checkPassword, verifyGoogle: google.verify, googleNonces, now })
   const accountDeletion = createAccountDeletionService({
     database, ownerProof, announceEnded, accountChanges, now, audit, emailHasher,
     stripe: config.stripe,
@@ -85,7 +87,7 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   })
   return {
     passwords, mail, audit, emailHasher, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
-    sessionControl, passwordChange, passwordProof, ownerProof, accountDeletion, images, webhooks, apiKeys
+    sessionControl, passwordChange, passwordProof, googleNonces, ownerProof, accountDeletion, images, webhooks, apiKeys
   }
 }
 

@@ -118,16 +118,23 @@ t.test('a Google-only account proves itself with a fresh credential of its own G
   const withPassword = await remove(auth, { password: 'anything at all' })
   t.equal(withPassword.statusCode, 403)
   t.same(withPassword.json(), { code: 403, message: 'this account has no password: send a Google credential (clientId, credential) instead' })
-  const otherGoogle = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub: `${sub}9`, email }) })
+  const nonce = async () => (await app.inject({ method: 'POST', url: '/api/v1/auth/google/nonce', headers: auth })).json().nonce as string
+  const otherGoogle = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub: `${sub}9`, email, nonce: await nonce() }) })
   t.equal(otherGoogle.statusCode, 403, 'a credential of another Google account')
   t.same(otherGoogle.json(), { code: 403, message: 'the Google credential is not one of the Google account linked to this account' })
-  const forged = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub, email }, { foreignKey: true }) })
+  const forged = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub, email, nonce: await nonce() }, { foreignKey: true }) })
   t.equal(forged.statusCode, 403, 'a credential Google did not sign')
-  const expired = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub, email, iat: 1_600_000_000, exp: 1_600_003_600 }) })
+  const expired = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub, email, iat: 1_600_000_000, exp: 1_600_003_600, nonce: await nonce() }) })
   t.equal(expired.statusCode, 403, 'an expired credential')
+  const iat = Math.floor(Date.now() / 1000) - 600
+  const old = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub, email, iat, exp: iat + 3600, nonce: await nonce() }) })
+  t.same(old.json(), { code: 403, message: 'the Google credential is too old: continue with Google again' }, 'an unexpired credential issued 10 minutes ago')
+  const noNonce = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub, email }) })
+  t.same(noNonce.json(), { code: 403, message: 'the Google credential does not carry a nonce this service issued (POST /auth/google/nonce), or its nonce was used' },
+    'a fresh credential without an issued nonce')
   t.equal((await info(app, signin.json().token)).statusCode, 200, 'still there')
 
-  const res = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub, email }) })
+  const res = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub, email, nonce: await nonce() }) })
   t.equal(res.statusCode, 204)
   t.equal(await count('select count(*) as n from users where email = $1', [email]), 0, 'deleted')
   t.same((await info(app, signin.json().token)).json(), ACCESS_DENIED)
