@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import { build } from '../helper.ts'
 import { FAST_ARGON2 } from './support.ts'
+import { createEmailHasher } from '../../src/services/accounts/audit.ts'
 
 const DAY_MS = 24 * 3600 * 1000
 
@@ -66,4 +67,15 @@ t.test('the retention deletes rows older than AUDIT_RETENTION_DAYS and keeps the
   const left = await app.database.query<{ ip: string }>('select ip from audit_events where kind = $1 order by created_at', [marker])
   t.same(left, [{ ip: 'age 89' }, { ip: 'age 1' }], 'rows within 90 days stay, older ones are gone')
   t.equal(await app.services.audit.prune(), 0, 'a second run finds nothing')
+})
+
+t.test('a deleted address is still matched after MFA_ENCRYPTION_KEY is rotated, and only with a key', async (t) => {
+  const before = createEmailHasher({ encryptionKey: 'the-first-mfa-key-0123456789abcdef0123', previousKeys: [] })
+  const after = createEmailHasher({ encryptionKey: 'the-second-mfa-key-0123456789abcdef012', previousKeys: ['the-first-mfa-key-0123456789abcdef0123'] })
+  const written = before.hash('Someone@Example.com ')
+  t.match(written, /^[0-9a-f]{64}$/)
+  t.equal(before.hash('someone@example.com'), written, 'the address is lower-cased and trimmed first')
+  t.not(after.hash('someone@example.com'), written, 'a new key writes another hash')
+  t.ok(after.candidates('someone@example.com').includes(written), 'the previous key still finds the old row')
+  t.notOk(after.candidates('someone-else@example.com').includes(written), 'another address does not')
 })
