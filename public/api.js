@@ -163,6 +163,10 @@ export async function deleteAccount (proof) {
   token = null
 }
 
+// A nonce for the next Google proof of the owner (deleting the account, POST /auth/reauthenticate):
+// Google puts it into the credential it signs, and the server accepts it once
+export const googleNonce = () => request('POST', '/auth/google/nonce')
+
 // Fresh authentication: a sensitive call of a session that last proved its owner too long ago is
 // refused 403 "re-authentication required"; this proof renews it, and its answer is the JWT to use.
 export async function reauthenticate (proof) {

@@ -7,7 +7,7 @@
 import * as api from './api.js'
 import { errorText, fill, h } from './dom.js'
 import { field, formHelpers, formStatus, passwordInput } from './forms.js'
-import { googleButton } from './google.js'
+import { googleProofButton } from './google.js'
 
 /** the error a call throws when the person closes the prompt instead of proving: nothing to report */
 export class ProofCancelled extends Error {}
@@ -97,13 +97,16 @@ function googleProof (ctx, prefix, done, cancelButton) {
   }
   const button = h('div', { class: 'google-button', id: `${prefix}-proof-google` })
   const message = h('p', { class: 'form-error', id: `${prefix}-proof-google-error`, role: 'alert' })
-  googleButton(clientId, button, async (response) => {
+  // the credential must carry a nonce the server issued and be minutes old at most (docs/decisions.md, Fresh authentication)
+  googleProofButton(clientId, button, async (response) => {
     message.textContent = ''
     try {
       await api.reauthenticate({ credential: response.credential, clientId: response.clientId ?? clientId })
       done()
+      return true
     } catch (err) {
       message.textContent = errorText(err)
+      return false
     }
   }, 'Google sign-in could not load. Check your connection and try again.')
   return [h('p', { class: 'small' }, 'Continue with the Google account linked to yours.'), button, message, h('div', { class: 'actions start' }, cancelButton)]

@@ -1,7 +1,9 @@
 // Google sign-in through Google Identity Services (GIS). The page loads Google's script only when the
 // deployment has a Google client id (the page CSP allows accounts.google.com only then). GIS calls
 // window.handleGoogleCredential with {credential, select_by, clientId}; the page posts it as it comes
-// to POST /auth/idp, which checks the ID token itself.
+// to POST /auth/idp, which checks the ID token itself. A proof of the account's owner with Google
+// (deleting the account, renewing a session's proof) asks the server for a nonce first and gives it to
+// GIS, which signs it into the credential: the server accepts a proof only with a nonce it issued.
 import * as api from './api.js'
 import { errorText, h } from './dom.js'
 
@@ -21,17 +23,38 @@ function loadScript () {
 /**
  * GIS's button rendered into `button`; each credential response goes to `onResponse`, through the
  * global window.handleGoogleCredential (the one callback GIS is given). `failed` is said in the
- * button's place when Google's script cannot load.
+ * button's place when Google's script cannot load. `nonce`: signed into the credential by Google.
  */
-export function googleButton (clientId, button, onResponse, failed) {
+export function googleButton (clientId, button, onResponse, failed, nonce = undefined) {
   window.handleGoogleCredential = onResponse
   loadScript().then((gis) => {
     if (!gis) throw new Error('Google sign-in could not load')
-    gis.initialize({ client_id: clientId, callback: (r) => window.handleGoogleCredential(r), ux_mode: 'popup', use_fedcm_for_prompt: true })
+    gis.initialize({ client_id: clientId, callback: (r) => window.handleGoogleCredential(r), ux_mode: 'popup', use_fedcm_for_prompt: true, ...(nonce ? { nonce } : {}) })
     gis.renderButton(button, { type: 'standard', theme: 'outline', size: 'large', text: 'continue_with', shape: 'pill', width: 280 })
   }).catch(() => {
     button.replaceChildren(h('p', { class: 'muted small' }, failed))
   })
+}
+
+/**
+ * GIS's button for a proof of the signed-in owner: a nonce from the server first, given to GIS.
+ * `onResponse` resolves true when the proof is done; otherwise a new nonce is fetched for the next
+ * try (each is accepted once).
+ */
+export function googleProofButton (clientId, button, onResponse, failed) {
+  const arm = async () => {
+    let nonce
+    try {
+      ({ nonce } = await api.googleNonce())
+    } catch (err) {
+      button.replaceChildren(h('p', { class: 'muted small' }, errorText(err)))
+      return
+    }
+    googleButton(clientId, button, async (response) => {
+      if (!await onResponse(response)) await arm()
+    }, failed, nonce)
+  }
+  arm()
 }
 
 /**

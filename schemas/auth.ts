@@ -119,6 +119,12 @@ export const ReauthenticateBodySchema = Type.Object({
 }, { title: 'ReauthenticateBody', examples: [{ password: 'correct horse battery' }, { credential: 'eyJhbGciOiJSUzI1NiIs…' }] })
 export type ReauthenticateBody = Static<typeof ReauthenticateBodySchema>
 
+// POST /auth/google/nonce: what a Google proof of the owner must carry (docs/decisions.md, Fresh authentication)
+export const GoogleNonceSchema = Type.Object({
+  nonce: Type.String({ description: "for Google Identity Services' `nonce` option; accepted once" }),
+  expiresAt: Type.String({ format: 'date-time', description: 'when it stops being accepted' })
+}, { title: 'GoogleNonce', examples: [{ nonce: 'q4f0TkU1q9mS3n2b7Yx0aLw8cVd6Ez1R', expiresAt: '2026-01-01T12:10:00.000Z' }] })
+
 export const ReauthenticatedSchema = Type.Object({
   status: Type.Literal('success'),
   token: Type.String({ description: 'a new JWT of the same session, whose proof of its owner is now' })

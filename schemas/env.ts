@@ -27,6 +27,8 @@ export const EnvSchema = Type.Object({
   SESSION_IDLE_TTL: Int(604800, 60),
   SESSION_ABSOLUTE_TTL: Int(2592000, 60),
   SESSION_RECONCILE_S: Int(5, 1, 3600),
+  // days an audit row is kept; at least 30 (drizzle/0011's audit_prune keeps that much whatever it is asked)
+  AUDIT_RETENTION_DAYS: Int(365, 30, 36500),
   CAPTCHA_VERIFY_URL: Type.String({ default: '' }),
   CAPTCHA_SECRET: Type.String({ default: '' }),
   CAPTCHA: Type.Optional(OnOff()),

@@ -39,6 +39,7 @@ import idpRoutes from './routes/accounts/idp.ts'
 import sessionRoutes from './routes/sessions/control.ts'
 import accountRoutes from './routes/accounts/account.ts'
 import reauthenticateRoutes from './routes/accounts/reauthenticate.ts'
+import googleNonceRoutes from './routes/accounts/google-nonce.ts'
 import reportRoutes from './routes/reports/index.ts'
 import ingestRoutes from './routes/ingest/index.ts'
 import profileRoutes from './routes/profiles/index.ts'
@@ -148,6 +149,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     await api.register(sessionRoutes, { prefix: '/auth' })
     await api.register(accountRoutes, { prefix: '/auth', config })
     await api.register(reauthenticateRoutes, { prefix: '/auth', config })
+    await api.register(googleNonceRoutes, { prefix: '/auth' })
     await api.register(apiKeyRoutes, { prefix: '/auth' })
     await api.register(reportRoutes, { prefix: '/report' })
     await api.register(reportExportRoutes, { prefix: '/report' })

@@ -43,6 +43,8 @@ export interface Config {
   mfa: { encryptionKey: string, previousKeys: string[] }
   /** seconds between reads of the sessions ended since the last one (SESSION_RECONCILE_S) */
   sessionReconcileS: number
+  /** days an audit row is kept (AUDIT_RETENTION_DAYS) */
+  auditRetentionDays: number
   captcha: { enabled: boolean, verifyUrl: string, secret: string }
   /** logLinks: the outbox log line carries the mailed link (development only: it holds a secret) */
   mail: { smtpUrl: string, from: string, outboxDir: string, logLinks: boolean }
@@ -155,6 +157,7 @@ function toConfig (e: Env, { database, secrets, captchaOn, metricsPort }: Derive
     mfa: { encryptionKey: secrets.mfa, previousKeys: list(e.MFA_PREVIOUS_ENCRYPTION_KEYS) },
     session: { secret: secrets.session, previousSecrets: list(e.SESSION_PREVIOUS_SECRETS), idleTtl: e.SESSION_IDLE_TTL, absoluteTtl: e.SESSION_ABSOLUTE_TTL },
     sessionReconcileS: e.SESSION_RECONCILE_S,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     captcha: { enabled: captchaOn, verifyUrl: e.CAPTCHA_VERIFY_URL, secret: e.CAPTCHA_SECRET },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxDir: join(dataDir, 'outbox'), logLinks: e.NODE_ENV === 'development' },
     google: { clientIds: list(e.GOOGLE_CLIENT_IDS), certsUrl: e.GOOGLE_CERTS_URL },

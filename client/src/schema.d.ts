@@ -94,6 +94,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/google/nonce": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A nonce for the next Google proof of the account's owner (used once, for 10 minutes)
+         * @description Pass it to Google Identity Services (`google.accounts.id.initialize({nonce})`) before asking for the credential that DELETE /auth/account or POST /auth/reauthenticate is sent. Such a credential must also be at most 5 minutes old.
+         */
+        post: operations["issueGoogleNonce"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/idp": {
         parameters: {
             query?: never;
@@ -1091,6 +1111,16 @@ export interface components {
             id: string;
             /** @enum {string} */
             status: "queued";
+        };
+        /** GoogleNonce */
+        GoogleNonce: {
+            /**
+             * Format: date-time
+             * @description when it stops being accepted
+             */
+            expiresAt: string;
+            /** @description for Google Identity Services' `nonce` option; accepted once */
+            nonce: string;
         };
         /** Health */
         Health: {
@@ -2388,6 +2418,108 @@ export interface operations {
                      * @example {
                      *       "code": 415,
                      *       "message": "unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    issueGoogleNonce: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "nonce": "q4f0TkU1q9mS3n2b7Yx0aLw8cVd6Ez1R",
+                     *       "expiresAt": "2026-01-01T12:10:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GoogleNonce"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];

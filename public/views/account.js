@@ -6,6 +6,7 @@ import { errorText, formatDateTime, h, plural, setTitle, timeAgo } from '../dom.
 import { field, formHelpers, formStatus, PASSWORD_HINT, passwordInput } from '../forms.js'
 import { manageButton, promoForm, subscribeButton, subscribed } from '../billing.js'
 import { ProofCancelled, withFreshProof } from '../fresh-proof.js'
+import { googleProofButton } from '../google.js'
 import { apiKeysCard } from './api-keys.js'
 import { webhooksCard } from './webhooks.js'
 
@@ -149,13 +150,53 @@ function sessionsCard (ctx) {
     h('h2', null, 'Where you are signed in'), list, message, proofSlot, h('div', { class: 'actions start' }, others))
 }
 
+/**
+ * An account without a password confirms its deletion with its linked Google account, where this
+ * server offers Google: a credential carrying a nonce the server issued (src/services/accounts/owner-proof.ts).
+ * Google's button is armed on the click, so that the nonce is asked for then and this is the
+ * page's one Google prompt (GIS keeps one callback and one nonce per page).
+ */
+function googleDeletion (ctx) {
+  const clientId = ctx.config?.googleClientId
+  if (!clientId || !ctx.user.idp?.google) {
+    return h('p', { class: 'muted' }, 'Your account has no password: set one first (Forgot your password?), then confirm with it here.')
+  }
+  const start = h('button', { type: 'button', class: 'button danger', id: 'delete-with-google' }, 'Delete my account')
+  const slot = h('div', { hidden: true })
+  start.addEventListener('click', () => {
+    if (!confirm('Delete your account and all its reports? This cannot be undone.')) return
+    start.hidden = true
+    const button = h('div', { class: 'google-button', id: 'delete-google' })
+    const message = h('p', { class: 'form-error', id: 'delete-google-error', role: 'alert' })
+    slot.replaceChildren(h('p', { class: 'small' }, 'To confirm, continue with the Google account linked to yours.'), button, message)
+    slot.hidden = false
+    googleProofButton(clientId, button, async (response) => {
+      message.textContent = ''
+      try {
+        await api.deleteAccount({ credential: response.credential, clientId: response.clientId ?? clientId })
+        ctx.signedOut('Your account is deleted.')
+        return true
+      } catch (err) {
+        message.textContent = errorText(err)
+        return false
+      }
+    }, 'Google sign-in could not load. Check your connection and try again.')
+  })
+  return h('div', null, start, slot)
+}
+
 function deleteCard (ctx) {
+  const intro = h('p', null, 'Deleting the account removes your reports and signs you out everywhere. It cannot be undone.')
+  if (!ctx.user.hasPassword) {
+    return h('section', { class: 'card danger-zone', id: 'account-delete' }, h('h2', null, 'Delete the account'),
+      h('div', { class: 'form', id: 'delete-form' }, intro, googleDeletion(ctx)))
+  }
   const password = passwordInput('current-password')
   const el = h('form', { class: 'form', id: 'delete-form', noValidate: true },
-    h('p', null, 'Deleting the account removes your reports and signs you out everywhere. It cannot be undone.'),
-    ctx.user.hasPassword ? field('delete', 'password', 'Your password, to confirm', password) : h('p', { class: 'muted' }, 'Your account has no password: set one first (Forgot your password?), then confirm with it here.'),
+    intro,
+    field('delete', 'password', 'Your password, to confirm', password),
     ...formStatus(),
-    h('button', { type: 'submit', class: 'button danger', disabled: !ctx.user.hasPassword }, 'Delete my account'))
+    h('button', { type: 'submit', class: 'button danger' }, 'Delete my account'))
   const f = formHelpers(el, 'delete')
   el.addEventListener('submit', async (event) => {
     event.preventDefault()
@@ -167,7 +208,7 @@ function deleteCard (ctx) {
       ctx.signedOut('Your account is deleted.')
     } catch (err) {
       // 403: the password was refused (the API's message says why)
-      if (err.status === 403 && ctx.user.hasPassword) f.showField({ field: 'password', message: errorText(err) })
+      if (err.status === 403) f.showField({ field: 'password', message: errorText(err) })
       else f.showForm(errorText(err))
       f.busy(false, 'Delete my account')
     }

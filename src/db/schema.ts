@@ -106,10 +106,12 @@ export const auditEvents = pgTable('audit_events', {
   kind: text('kind').notNull(),
   ip: text('ip'),
   userAgent: text('user_agent'),
-  // SHA-256 of the e-mail address, on rows that outlive their account (account deletion)
+  // a keyed hash (HMAC-SHA-256) of the e-mail address, on rows that outlive their account (account
+  // deletion; docs/decisions.md, Audit trail)
   emailHash: text('email_hash'),
   createdAt: createdAt()
-}, (t) => [index('audit_events_user_idx').on(t.userId)])
+  // written only through drizzle/0013's functions; created_at indexed for the retention's delete
+}, (t) => [index('audit_events_user_idx').on(t.userId), index('audit_events_created_idx').on(t.createdAt)])
 
 // Promo codes redeemed by an existing account: each code adds its credits once per account.
 export const userPromocodes = pgTable('user_promocodes', {

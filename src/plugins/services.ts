@@ -6,7 +6,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.ts'
 import { createAccountService } from '../services/accounts/index.ts'
-import { createAuditService } from '../services/accounts/audit.ts'
+import { createAuditService, createEmailHasher } from '../services/accounts/audit.ts'
 import { createBillingService } from '../services/billing/index.ts'
 import { createCaptchaService } from '../services/accounts/captcha.ts'
 import { createMailService, type MailService } from '../services/accounts/mail.ts'
@@ -21,10 +21,13 @@ import { createPasswordChangeService } from '../services/accounts/password-chang
 import { createPasswordProof } from '../services/accounts/password-proof.ts'
 import { createAccountDeletionService } from '../services/accounts/deletion.ts'
 import { createOwnerProof } from '../services/accounts/owner-proof.ts'
+import { createGoogleNonces } from '../services/accounts/google-nonces.ts'
 import { createImageService } from '../services/images/index.ts'
 import { createOutboundFetch } from '../services/outbound/fetch.ts'
 import { createWebhookService } from '../services/webhooks/index.ts'
 import { createApiKeyService } from '../services/api-keys/index.ts'
+
+const AUDIT_PRUNE_MS = 3600_000
 
 export interface ServicesOptions {
   config: Config
@@ -35,10 +38,11 @@ export interface ServicesOptions {
 function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const { config, now } = opts
   const { database, sessions, accountChanges } = app
-  const passwords = createPasswordService(config.argon2, config.argon2Concurrency)
+  const passwords = createPasswordService(config.argon2, config.argon2Concurrency, config.publicUrl)
   app.metrics?.watchPasswords(passwords)
   const mail = opts.mail ?? createMailService({ ...config.mail, log: app.log })
-  const audit = createAuditService({ database })
+  const audit = createAuditService({ database, retentionDays: config.auditRetentionDays, now })
+  const emailHasher = createEmailHasher(config.mfa)
   const captcha = createCaptchaService(config.captcha)
   const promocodes = createPromocodeService({ db: database.db, now })
   const accounts = createAccountService({
@@ -66,9 +70,10 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
     database, passwords, mail, audit, sessionControl, checkPassword, accountChanges, changeCredential: credentials.change
   })
   const passwordProof = createPasswordProof({ database, now })
-  const ownerProof = createOwnerProof({ database, passwords, checkPassword, verifyGoogle: google.verify })
+  const googleNonces = createGoogleNonces({ database, now })
+  const ownerProof = createOwnerProof({ database, passwords, checkPassword, verifyGoogle: google.verify, googleNonces, now })
   const accountDeletion = createAccountDeletionService({
-    database, ownerProof, announceEnded, accountChanges, now,
+    database, ownerProof, announceEnded, accountChanges, now, audit, emailHasher,
     stripe: config.stripe,
     log: app.log
   })
@@ -88,8 +93,8 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
     onWriteError: (err) => app.log.warn({ err }, 'recording an API key\'s last use failed')
   })
   return {
-    passwords, mail, audit, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
-    sessionControl, credentials, passwordChange, passwordProof, ownerProof, accountDeletion, images, webhooks, apiKeys
+    passwords, mail, audit, emailHasher, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
+    sessionControl, credentials, passwordChange, passwordProof, googleNonces, ownerProof, accountDeletion, images, webhooks, apiKeys
   }
 }
 
@@ -107,7 +112,16 @@ async function servicesPlugin (app: FastifyInstance, opts: ServicesOptions) {
   // have been missed meanwhile.
   const { reports } = services
   await app.events.on(REPORT_CHANGED_CHANNEL, (reportId) => reports.changed(reportId), () => reports.forgetAll())
-  app.addHook('onClose', async () => { await services.mail.close() })
+  // The audit trail's retention: every instance deletes the rows past AUDIT_RETENTION_DAYS once an
+  // hour; a delete that finds nothing costs one look into audit_events_created_idx, so no instance needs to be chosen.
+  const pruner = setInterval(() => {
+    services.audit.prune().catch((err) => app.log.warn({ err }, 'pruning the audit trail failed'))
+  }, AUDIT_PRUNE_MS)
+  pruner.unref()
+  app.addHook('onClose', async () => {
+    clearInterval(pruner)
+    await services.mail.close()
+  })
 }
 
 export default fp(servicesPlugin, { name: 'services', dependencies: ['db', 'events', 'queue', 'metrics', 'sessions', 'account-changes'] })

@@ -1,9 +1,10 @@
 // DELETE /auth/account: proven by the password, or for a Google-only account by a fresh
 // credential of its Google account; everything of the user goes, its JWTs are refused at once, a
 // running subscription is cancelled at period end through Stripe (the local peer), the Stripe
-// customer is left alone, one audit row keeps the SHA-256 of the address and none keeps the address,
-// and the address can sign up again. One app for the file.
-import { createHash } from 'node:crypto'
+// customer is left alone, one audit row keeps a keyed hash of the address (HMAC-SHA-256 under a key
+// derived from MFA_ENCRYPTION_KEY) and none keeps the address, the user's earlier rows lose their IP
+// address and User-Agent, and the address can sign up again. One app for the file.
+import { createHash, createHmac, hkdfSync } from 'node:crypto'
 import t from '../tap.ts'
 import type { FastifyInstance } from 'fastify'
 import { build, GOOD_PASSWORD, signedInUser, uniqueEmail } from '../helper.ts'
@@ -13,6 +14,8 @@ import { stripeEnv } from '../billing/support.ts'
 import { ACCESS_DENIED, claims, FAST_ARGON2, info, refresh } from './support.ts'
 
 let app: FastifyInstance
+// test/helper.ts's MFA_ENCRYPTION_KEY
+const TEST_MFA_KEY = 'test-mfa-encryption-key-0123456789abcdef'
 let stripe: StripePeer
 let google: GoogleCertsPeer
 
@@ -73,9 +76,18 @@ t.test('with the password: everything of the user goes, the subscription is canc
   t.equal(stripe.calls('POST', `/v1/subscriptions/${endedSub}`).length, 0, 'an ended one is left alone')
   t.equal(stripe.requests.filter((r) => r.path.startsWith('/v1/customers')).length, 0, 'the Stripe customer is not touched')
 
-  const hash = createHash('sha256').update(user.email).digest('hex')
-  const audit = await app.database.query<{ kind: string, email_hash: string | null }>('select kind, email_hash from audit_events where user_id = $1 and kind = $2', [userId, 'account.deleted'])
-  t.same(audit, [{ kind: 'account.deleted', email_hash: hash }], 'one account.deleted row with the SHA-256 of the address')
+  // the key as docs/decisions.md, Audit trail, names it: HKDF-SHA-256 of MFA_ENCRYPTION_KEY, no salt, its own label
+  const key = Buffer.from(hkdfSync('sha256', TEST_MFA_KEY, Buffer.alloc(0), 'pir audit email hmac v1', 32))
+  const hash = createHmac('sha256', key).update(user.email).digest('hex')
+  const audit = await app.database.query<{ kind: string, email_hash: string | null, ip: string | null, user_agent: string | null }>(
+    'select kind, email_hash, ip, user_agent from audit_events where user_id = $1 and kind = $2', [userId, 'account.deleted'])
+  t.same(audit, [{ kind: 'account.deleted', email_hash: hash, ip: null, user_agent: null }], 'one account.deleted row with the keyed hash of the address')
+  t.equal(await count('select count(*) as n from audit_events where email_hash = $1', [createHash('sha256').update(user.email).digest('hex')]), 0,
+    'not the plain SHA-256 that anyone knowing the address could compute')
+  t.ok(await count('select count(*) as n from audit_events where user_id = $1', [userId]) >= 3, 'the earlier rows stay (sign-up, sign-ins, failure)')
+  t.equal(await count('select count(*) as n from audit_events where user_id = $1 and (ip is not null or user_agent is not null)', [userId]), 0,
+    'none of them keeps an IP address or a User-Agent')
+  t.ok(await count('select count(*) as n from audit_events where user_id = $1 and ip is not null', [claims(other.token).sub]) > 0, "another user's rows keep theirs")
   t.equal(await count('select count(*) as n from audit_events where email_hash = $1 or user_agent like $2 or ip like $2', [user.email, `%${user.email}%`]), 0, 'no audit row keeps the address')
 
   t.equal((await info(app, other.token)).statusCode, 200, 'another user is untouched')
@@ -106,16 +118,23 @@ t.test('a Google-only account proves itself with a fresh credential of its own G
   const withPassword = await remove(auth, { password: 'anything at all' })
   t.equal(withPassword.statusCode, 403)
   t.same(withPassword.json(), { code: 403, message: 'this account has no password: send a Google credential (clientId, credential) instead' })
-  const otherGoogle = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub: `${sub}9`, email }) })
+  const nonce = async () => (await app.inject({ method: 'POST', url: '/api/v1/auth/google/nonce', headers: auth })).json().nonce as string
+  const otherGoogle = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub: `${sub}9`, email, nonce: await nonce() }) })
   t.equal(otherGoogle.statusCode, 403, 'a credential of another Google account')
   t.same(otherGoogle.json(), { code: 403, message: 'the Google credential is not one of the Google account linked to this account' })
-  const forged = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub, email }, { foreignKey: true }) })
+  const forged = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub, email, nonce: await nonce() }, { foreignKey: true }) })
   t.equal(forged.statusCode, 403, 'a credential Google did not sign')
-  const expired = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub, email, iat: 1_600_000_000, exp: 1_600_003_600 }) })
+  const expired = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub, email, iat: 1_600_000_000, exp: 1_600_003_600, nonce: await nonce() }) })
   t.equal(expired.statusCode, 403, 'an expired credential')
+  const iat = Math.floor(Date.now() / 1000) - 600
+  const old = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub, email, iat, exp: iat + 3600, nonce: await nonce() }) })
+  t.same(old.json(), { code: 403, message: 'the Google credential is too old: continue with Google again' }, 'an unexpired credential issued 10 minutes ago')
+  const noNonce = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub, email }) })
+  t.same(noNonce.json(), { code: 403, message: 'the Google credential does not carry a nonce this service issued (POST /auth/google/nonce), or its nonce was used' },
+    'a fresh credential without an issued nonce')
   t.equal((await info(app, signin.json().token)).statusCode, 200, 'still there')
 
-  const res = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub, email }) })
+  const res = await remove(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub, email, nonce: await nonce() }) })
   t.equal(res.statusCode, 204)
   t.equal(await count('select count(*) as n from users where email = $1', [email]), 0, 'deleted')
   t.same((await info(app, signin.json().token)).json(), ACCESS_DENIED)

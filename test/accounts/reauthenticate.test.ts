@@ -30,6 +30,12 @@ const provedAt = async (sid: string) =>
 /** the session's last proof, `seconds` ago */
 const backDate = (sid: string, seconds: number) =>
   app.database.query(`update sessions set proved_at = now() - make_interval(secs => ${seconds}) where public_id = $1`, [sid])
+/** a nonce issued to the signed-in `auth` for its next Google proof */
+const nonceFor = async (auth: Record<string, string>) => {
+  const res = await app.inject({ method: 'POST', url: '/api/v1/auth/google/nonce', headers: auth })
+  if (res.statusCode !== 200) throw new Error(`nonce: ${res.statusCode} ${res.body}`)
+  return res.json().nonce as string
+}
 const failures = async (email: string) =>
   Number((await app.database.query<{ n: number | null }>('select max(failures) as n from signin_failures where email = $1', [email]))[0].n ?? 0)
 
@@ -129,19 +135,54 @@ t.test('a Google account proves itself with a fresh credential of its own Google
   const withPassword = await reauthenticate(auth, { password: 'anything at all' })
   t.equal(withPassword.statusCode, 403)
   t.same(withPassword.json(), { code: 403, message: 'this account has no password: send a Google credential (clientId, credential) instead' })
-  const otherGoogle = await reauthenticate(auth, { credential: google.idToken({ sub: `${sub}9`, email }) })
+  const otherGoogle = await reauthenticate(auth, { credential: google.idToken({ sub: `${sub}9`, email, nonce: await nonceFor(auth) }) })
   t.same(otherGoogle.json(), { code: 403, message: 'the Google credential is not one of the Google account linked to this account' })
-  const forged = await reauthenticate(auth, { credential: google.idToken({ sub, email }, { foreignKey: true }) })
+  const forged = await reauthenticate(auth, { credential: google.idToken({ sub, email, nonce: await nonceFor(auth) }, { foreignKey: true }) })
   t.equal(forged.statusCode, 403, 'a credential Google did not sign')
   t.same((await endOthers(auth)).json(), STALE, 'nothing renewed')
 
-  const res = await reauthenticate(auth, { credential: google.idToken({ sub, email }) })
+  const res = await reauthenticate(auth, { credential: google.idToken({ sub, email, nonce: await nonceFor(auth) }) })
   t.equal(res.statusCode, 200, 'clientId may be left out while one Google client is configured')
   t.equal(claims(res.json().token).sid, sid)
   t.equal((await endOthers(auth)).statusCode, 200)
   await backDate(sid, 3600)
-  const withClient = await reauthenticate(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub, email }) })
+  const withClient = await reauthenticate(auth, { clientId: TEST_CLIENT_ID, credential: google.idToken({ sub, email, nonce: await nonceFor(auth) }) })
   t.equal(withClient.statusCode, 200, 'or sent')
+})
+
+t.test('a Google proof must be at most 5 minutes old and carry a nonce issued to this user, once; sign-in needs none', async (t) => {
+  const email = uniqueEmail('g-nonce')
+  const sub = `4${String(process.pid).padStart(8, '0')}0000000001`
+  const signin = await app.inject({ method: 'POST', url: '/api/v1/auth/idp', payload: { clientId: TEST_CLIENT_ID, select_by: 'btn', token: true, credential: google.idToken({ sub, email }) } })
+  t.equal(signin.json().status, 'success', 'a sign-in credential without a nonce still signs in')
+  const auth = { authorization: `Bearer ${signin.json().token as string}` }
+  const other = await signedInUser(app)
+  const NO_NONCE = { code: 403, message: 'the Google credential does not carry a nonce this service issued (POST /auth/google/nonce), or its nonce was used' }
+  const prove = (claims: Record<string, unknown>) => reauthenticate(auth, { credential: google.idToken({ sub, email, ...claims }) })
+
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/auth/google/nonce' })).statusCode, 401, 'a nonce is issued to a signed-in person only')
+  const issued = await app.inject({ method: 'POST', url: '/api/v1/auth/google/nonce', headers: auth })
+  t.equal(issued.statusCode, 200)
+  t.match(issued.json(), { nonce: /^[\w-]{32}$/, expiresAt: String })
+  t.ok(Date.parse(issued.json().expiresAt) > Date.now(), 'it lives a while')
+
+  t.same((await prove({})).json(), NO_NONCE, 'no nonce (an ordinary sign-in credential, up to an hour old)')
+  t.same((await prove({ nonce: 'not-one-we-issued-0123456789abcdef' })).json(), NO_NONCE, 'a nonce the service never issued')
+  t.same((await prove({ nonce: await nonceFor(other.auth) })).json(), NO_NONCE, "another user's nonce")
+  const iat = Math.floor(Date.now() / 1000) - 301
+  const old = await prove({ nonce: issued.json().nonce, iat, exp: iat + 3600 })
+  t.same(old.json(), { code: 403, message: 'the Google credential is too old: continue with Google again' }, 'issued 5 minutes and a second ago')
+  const expired = await app.database.query('select 1 from auth_challenges where challenge = $1', [issued.json().nonce])
+  t.equal(expired.length, 1, 'a refused credential leaves its nonce unused')
+  await app.database.query("update auth_challenges set expires_at = now() - interval '1 second' where challenge = $1", [issued.json().nonce])
+  t.same((await prove({ nonce: issued.json().nonce })).json(), NO_NONCE, 'an expired nonce')
+
+  const nonce = await nonceFor(auth)
+  const fresh = await prove({ nonce })
+  t.equal(fresh.statusCode, 200, 'a fresh credential with an issued nonce proves')
+  t.same((await prove({ nonce })).json(), NO_NONCE, 'its nonce is accepted once')
+  const recent = Math.floor(Date.now() / 1000) - 240
+  t.equal((await prove({ nonce: await nonceFor(auth), iat: recent, exp: recent + 3600 })).statusCode, 200, 'four minutes old is fine')
 })
 
 t.test('an API key\'s request is asked for no proof; a stale session is, through the same check', async (t) => {

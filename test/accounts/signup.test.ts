@@ -54,6 +54,26 @@ t.test('password policy: each refusal names its reason', async (t) => {
   t.same((await signup(app, { email: uniqueEmail(), password: 'exactly8' })).json(), { status: 'success' }, '8 characters are fine')
 })
 
+t.test("password policy: the service's names, its host and the person's own address are refused as what a password is made of", async (t) => {
+  const app = await build(t, { ...FAST_ARGON2, PUBLIC_URL: 'https://reports.acme-intel.test' })
+  const email = 'jordan.mcallister@northwind-mail.test'
+  const refused = { status: 'error', fieldError: { field: 'password', message: 'Password must not be made of your e-mail address or the name of this service' } }
+  const cases: Array<[string, string]> = [
+    ['the product name', 'Profile Interest Reports'],
+    ['the product name and a year', 'profileinterest2024'],
+    ['the short name dressed up', 'PIR-p4ssw0rd'],
+    ["the host's name", 'acme-intel 1234'],
+    ['the host in full', 'reports.acme-intel.test'],
+    ["the address's local part", 'Jordan.McAllister!'],
+    ["a piece of the local part and the mail domain's name", 'mcallister@northwind'],
+    ["the local part's pieces, leet", 'j0rd4n mc4ll1st3r']
+  ]
+  for (const [what, password] of cases) t.same((await signup(app, { email, password })).json(), refused, what)
+  t.same(await app.database.query('select count(*)::int as n from users'), [{ n: 0 }], 'no account was created')
+  t.same((await signup(app, { email, password: 'jordan walks the long pier at dawn' })).json(), { status: 'success' },
+    'a name among enough other words is fine')
+})
+
 t.test('20 concurrent sign-ups on a code of 5 uses: exactly 5 get it', async (t) => {
   const app = await build(t, { ...FAST_ARGON2, RATE_LIMIT_SIGNUP_IP: '100' })
   await app.services.promocodes.create({ code: 'FIVE', maxUses: 5, credits: 3 })

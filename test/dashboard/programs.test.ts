@@ -229,13 +229,31 @@ t.test('programs on the account page', { skip }, async (t) => {
 
     await page.fill('#api-key-name', 'google proof')
     await page.check('#api-key-scope-profiles-read')
+    // the prompt asks the server for a nonce and gives it to GIS, which would sign it into the credential
+    const issued = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/google/nonce') && r.request().method() === 'POST')
     await page.click('#api-key-form button[type=submit]')
+    const { nonce } = await (await issued).json() as { nonce: string }
     // Google's script is blocked here: its place says so, and the test hands over the credential as GIS would
     await page.locator('#api-key-proof-google', { hasText: 'could not load' }).waitFor(WAIT)
     t.equal(await page.locator('#api-key-proof-password').count(), 0, 'no password to ask for')
+    // a credential without the nonce is refused, and the prompt asks for a new nonce for the next try
+    const next = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/google/nonce') && r.request().method() === 'POST')
     await sendCredential(google.idToken({ sub, email }))
+    await page.locator('#api-key-proof-google-error', { hasText: 'nonce' }).waitFor(WAIT)
+    const { nonce: second } = await (await next).json() as { nonce: string }
+    t.not(second, nonce, 'a new nonce for the next try')
+    await sendCredential(google.idToken({ sub, email, nonce: second }))
     await page.locator('#api-key-secret-value').waitFor(WAIT)
     t.match(await page.locator('#api-key-secret-value').inputValue(), /^pir_/, 'the key is made')
+
+    // deleting the account: confirmed, then proved with Google and a nonce of its own
+    page.once('dialog', (dialog) => { dialog.accept().catch(() => {}) })
+    const forDeletion = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/google/nonce') && r.request().method() === 'POST')
+    await page.click('#delete-with-google')
+    const { nonce: third } = await (await forDeletion).json() as { nonce: string }
+    await page.locator('#delete-google', { hasText: 'could not load' }).waitFor(WAIT)
+    await sendCredential(google.idToken({ sub, email, nonce: third }))
+    await page.locator('main', { hasText: 'Your account is deleted' }).waitFor(WAIT)
   })
 
   t.same(d.problems, [], 'no script error and no CSP violation')

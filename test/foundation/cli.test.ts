@@ -1,7 +1,8 @@
 // `npm run db:migrate` and `npm run promo` as the operator runs them: child processes against an
 // embedded database in a temporary DATA_DIR, or a new PostgreSQL database with TEST_DATABASE_URL:
 // empty for db:migrate, already migrated for promo (which is not about migrating).
-// A promocode made by the CLI is then used by a sign-up on the same database.
+// A promocode made by the CLI is then used by a sign-up on the same database. `npm run sessions`
+// ends sessions of a running server, which refuses their tokens afterwards.
 import t from '../tap.ts'
 import { spawn } from 'node:child_process'
 import { createServer, type AddressInfo } from 'node:net'
@@ -12,6 +13,8 @@ import { createDatabase } from '../../src/db/client.ts'
 import { FAST_ARGON2, info, signup } from '../accounts/support.ts'
 import { withoutCoverage } from '../peers/child-env.ts'
 import { childDatabase, ROOT, run, tempDir } from './support.ts'
+import { call, signedInOn, startServer } from '../peers/server-process.ts'
+import { until } from '../peers/wait.ts'
 
 /** `npm run --silent <script> -- args`, with the child's configuration in env */
 function npm (script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null, stdout: string, stderr: string }> {
@@ -138,4 +141,39 @@ t.test('npm run promo: create and list; the code then works at sign-up', async (
 
   const after = await npm('promo', ['list'], target.env)
   t.match(after.stdout, /^SPRING-25\t1\/2 used/m, 'list shows the use')
+})
+
+t.test('npm run sessions -- end: one user\'s sessions, then everyone\'s; the running server refuses their tokens', async (t) => {
+  const target = await childDatabase(t, { migrated: true })
+  // on the embedded database the command goes through this server's socket; on PostgreSQL beside it
+  const server = await startServer(t, target.env)
+  const [alice, bob, carol] = [await signedInOn(server, 'cli-alice'), await signedInOn(server, 'cli-bob'), await signedInOn(server, 'cli-carol')]
+  const status = async (user: { auth: Record<string, string> }) => (await call(server, 'GET', '/auth/info', user.auth)).status
+  for (const user of [alice, bob, carol]) t.equal(await status(user), 200, `${user.email} is signed in`)
+
+  const refusals: Array<[string[], number, RegExp]> = [
+    [[], 2, /^usage: npm run sessions -- end --user EMAIL/],
+    [['end'], 2, /^one of --user EMAIL or --all\nusage: /],
+    [['end', '--user', alice.email, '--all'], 2, /^one of --user EMAIL or --all/],
+    [['end', '--user', 'not-an-address'], 2, /^--user: an e-mail address/],
+    [['end', '--users', alice.email], 2, /^Unknown option '--users'/],
+    [['end', '--user', 'nobody-here@example.com'], 1, /^no account has the address nobody-here@example.com$/]
+  ]
+  for (const [args, code, message] of refusals) {
+    const res = await run('src/cli/sessions.ts', args, target.env)
+    t.equal(res.code, code, `${args.join(' ') || '(nothing)'}: exit code ${code}`)
+    t.match(res.stderr.trim(), message, `${args.join(' ') || '(nothing)'}: says why`)
+  }
+  t.equal(await status(alice), 200, 'a refused command ended nothing')
+
+  const one = await npm('sessions', ['end', '--user', alice.email.toUpperCase()], target.env)
+  t.equal(one.code, 0, one.stderr)
+  t.equal(one.stdout.trim(), `ended 1 session(s) of ${alice.email}`)
+  t.equal(await until(async () => (await status(alice)) === 401 && 401), 401, "the server refuses the user's token")
+  t.equal(await status(bob), 200, 'another user stays signed in')
+
+  const all = await npm('sessions', ['end', '--all'], target.env)
+  t.equal(all.code, 0, all.stderr)
+  t.equal(all.stdout.trim(), 'ended 2 session(s) of every user')
+  for (const user of [bob, carol]) t.equal(await until(async () => (await status(user)) === 401 && 401), 401, `${user.email}'s token is refused`)
 })

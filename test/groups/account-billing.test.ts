@@ -5,6 +5,7 @@ await runGroup([
   'sessions/ip-prefix.test.ts',
   'sessions/control.test.ts',
   'accounts/delete.test.ts',
+  'accounts/audit-trail.test.ts',
   'accounts/reauthenticate.test.ts',
   'accounts/pre-hijack.test.ts',
   'billing/checkout.test.ts',

@@ -1,7 +1,9 @@
 // Audit trail (docs/architecture.md, Security rules; docs/security.md, Log inventory): who did what, from where.
+// Rows are written, blanked and pruned only through drizzle/0013's functions: on PostgreSQL
+// audit_record runs as pir_audit_writer, a role that may only insert (docs/operations.md, Audit trail).
+import { createHmac, hkdfSync } from 'node:crypto'
 import { sql } from 'drizzle-orm'
-import type { Database } from '../../db/client.ts'
-import { auditEvents } from '../../db/schema.ts'
+import type { Database, Db } from '../../db/client.ts'
 
 export const AUDIT = {
   signinSuccess: 'signin.success',
@@ -21,19 +23,55 @@ export const AUDIT = {
 
 export interface RequestMeta { ip: string, userAgent?: string }
 
-export function createAuditService (deps: { database: Database }) {
-  // built into SQL once: every sign-in writes a row
-  const insert = deps.database.db.insert(auditEvents).values({
-    kind: sql.placeholder('kind'),
-    userId: sql.placeholder('userId'),
-    ip: sql.placeholder('ip'),
-    userAgent: sql.placeholder('userAgent'),
-    emailHash: sql.placeholder('emailHash')
-  }).prepare('audit_event')
+const RECORD = 'select audit_record($1, $2, $3, $4, $5)'
+const DAY_MS = 24 * 3600 * 1000
+/** HKDF's label: the key of these hashes is MFA_ENCRYPTION_KEY's, derived for this use alone */
+const EMAIL_HASH_INFO = 'pir audit email hmac v1'
+
+/** the HMAC-SHA-256 key for e-mail hashes derived from one MFA_ENCRYPTION_KEY (docs/decisions.md, Audit trail) */
+function emailHashKey (secret: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', Buffer.from(secret), Buffer.alloc(0), EMAIL_HASH_INFO, 32))
+}
+
+/**
+ * The keyed hash a deleted account's audit row keeps instead of its address: without the key the
+ * address cannot be tested against it. `previousKeys`: the rotated-out MFA keys, so that an operator
+ * can still match rows hashed before a rotation.
+ */
+export function createEmailHasher (keys: { encryptionKey: string, previousKeys: string[] }) {
+  const current = emailHashKey(keys.encryptionKey)
+  const all = [current, ...keys.previousKeys.map(emailHashKey)]
+  const digest = (key: Buffer, email: string) => createHmac('sha256', key).update(email.trim().toLowerCase()).digest('hex')
+  return {
+    /** what a row written now keeps */
+    hash: (email: string) => digest(current, email),
+    /** every hash this address may have in a row, under the current key and each previous one */
+    candidates: (email: string) => all.map((key) => digest(key, email))
+  }
+}
+
+export type EmailHasher = ReturnType<typeof createEmailHasher>
+
+export function createAuditService (deps: { database: Database, retentionDays: number, now?: () => number }) {
+  const now = deps.now ?? Date.now
+  const userAgentOf = (meta: RequestMeta) => meta.userAgent?.slice(0, 512) ?? null
   return {
     /** emailHash: only on rows that outlive their account (never the address itself) */
     async record (kind: string, userId: string | null, meta: RequestMeta, emailHash: string | null = null): Promise<void> {
-      await insert.execute({ kind, userId, ip: meta.ip, userAgent: meta.userAgent?.slice(0, 512) ?? null, emailHash })
+      await deps.database.query(RECORD, [kind, userId, meta.ip, userAgentOf(meta), emailHash])
+    },
+
+    /** a deleted account's last row, and its earlier rows stripped of address and User-Agent, in the deleting transaction */
+    async recordDeletion (tx: Db, userId: string, emailHash: string): Promise<void> {
+      await tx.execute(sql`select audit_forget_user(${userId}::uuid)`)
+      await tx.execute(sql`select audit_record(${AUDIT.accountDeleted}, ${userId}::uuid, null, null, ${emailHash})`)
+    },
+
+    /** delete the rows older than AUDIT_RETENTION_DAYS; how many went */
+    async prune (): Promise<number> {
+      const [row] = await deps.database.query<{ n: string | number }>('select audit_prune($1::timestamptz) as n',
+        [new Date(now() - deps.retentionDays * DAY_MS).toISOString()])
+      return Number(row?.n ?? 0)
     }
   }
 }

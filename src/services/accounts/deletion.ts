@@ -4,14 +4,14 @@
 // ended first, in the same transaction, so their JWTs are revoked on every instance at commit
 // (drizzle/0005). A subscription still running is cancelled at its period's end through Stripe
 // before anything is deleted; the Stripe customer stays in Stripe for accounting, unlinked. The
-// audit trail keeps one `account.deleted` row with the SHA-256 of the address, never the address.
-import { createHash } from 'node:crypto'
+// audit trail keeps one `account.deleted` row with a keyed hash of the address, never the address,
+// and the user's earlier rows lose their IP address and User-Agent (docs/decisions.md, Audit trail).
 import { and, eq, isNull, notInArray } from 'drizzle-orm'
 import Stripe from 'stripe'
 import type { Database } from '../../db/client.ts'
-import { auditEvents, sessions, signinFailures, subscriptions, users } from '../../db/schema.ts'
+import { sessions, signinFailures, subscriptions, users } from '../../db/schema.ts'
 import { ServiceUnavailable } from '../../errors.ts'
-import { AUDIT, type RequestMeta } from './audit.ts'
+import type { AuditService, EmailHasher, RequestMeta } from './audit.ts'
 import type { OwnerProof, OwnerProofService, ProofOutcome } from './owner-proof.ts'
 import { stripeClientOptions, type BillingConfig } from '../billing/stripe.ts'
 import { FINAL_STATUSES } from '../billing/subscription-state.ts'
@@ -25,6 +25,8 @@ interface Deps {
   database: Database
   /** the password or Google credential check (src/services/accounts/owner-proof.ts) */
   ownerProof: OwnerProofService
+  audit: Pick<AuditService, 'recordDeletion'>
+  emailHasher: Pick<EmailHasher, 'hash'>
   /** the session service's marking of ended sessions */
   announceEnded: (publicIds: string[]) => Promise<void>
   accountChanges: Pick<AccountChanges, 'changed'>
@@ -32,8 +34,6 @@ interface Deps {
   log: Log
   now?: () => number
 }
-
-export const emailHash = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('hex')
 
 export function createAccountDeletionService (deps: Deps) {
   const db = deps.database.db
@@ -74,9 +74,7 @@ export function createAccountDeletionService (deps: Deps) {
         const rows = await tx.update(sessions).set({ endedAt: at })
           .where(and(eq(sessions.userId, userId), isNull(sessions.endedAt)))
           .returning({ publicId: sessions.publicId })
-        await tx.insert(auditEvents).values({
-          kind: AUDIT.accountDeleted, userId, ip: meta.ip, userAgent: meta.userAgent?.slice(0, 512) ?? null, emailHash: emailHash(user.email)
-        })
+        await deps.audit.recordDeletion(tx, userId, deps.emailHasher.hash(user.email))
         await tx.delete(signinFailures).where(eq(signinFailures.email, user.email))
         await tx.delete(users).where(eq(users.id, userId))
         return rows.map((r) => r.publicId)

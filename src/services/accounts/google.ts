@@ -21,7 +21,8 @@ export type GoogleRefusal =
   | 'client-id' | 'certificates' | 'malformed' | 'unknown-key' | 'signature' | 'expired' | 'not-yet-valid'
   | 'lifetime' | 'issuer' | 'audience' | 'claims' | 'email-unverified' | 'invalid'
 
-export type GoogleVerification = { ok: true, identity: GoogleIdentity } | { ok: false, reason: GoogleRefusal }
+/** issuedAt: the token's `iat` (seconds); nonce: its `nonce` claim, null when it has none */
+export type GoogleVerification = { ok: true, identity: GoogleIdentity, issuedAt: number, nonce: string | null } | { ok: false, reason: GoogleRefusal }
 
 // Only the start of google-auth-library's messages is read, to name the kind of failure; an unknown
 // message is 'invalid'. The rest of the message (the token, its payload) is never kept.
@@ -82,7 +83,9 @@ export function createGoogleService (opts: { clientIds: string[], certsUrl: stri
       // The library does not look at email_verified; an unverified address must not link to anything.
       const verified = payload.email_verified as unknown
       if (verified !== true && verified !== 'true') return refuse('email-unverified')
-      return { ok: true, identity: { sub: payload.sub, email: payload.email.trim().toLowerCase() } }
+      // read by a proof of the account's owner (src/services/accounts/owner-proof.ts); sign-in needs neither
+      const nonce = typeof payload.nonce === 'string' && payload.nonce ? payload.nonce : null
+      return { ok: true, identity: { sub: payload.sub, email: payload.email.trim().toLowerCase() }, issuedAt: payload.iat, nonce }
     }
   }
 }

@@ -68,6 +68,11 @@ export function createSessionControl (deps: SessionControlDeps) {
       return (await endWhere(eq(sessions.userId, userId))).length
     },
 
+    /** end every live session of every user (an operator's `npm run sessions -- end --all`) */
+    async endEvery (): Promise<number> {
+      return (await endWhere(undefined)).length
+    },
+
     /** how a session was signed in ('password', 'google', 'recovery'), or null when unknown */
     async methodOf (publicId: string): Promise<string | null> {
       const [row] = await db.select({ method: sessions.method }).from(sessions).where(eq(sessions.publicId, publicId))
