@@ -63,6 +63,8 @@ export interface ClientAddresses {
   readonly size: number
   /** times a /48 was found flooding since start */
   readonly floods: number
+  /** addresses counted by their /48 because no room was left to track it, since start */
+  readonly untracked: number
 }
 
 /**
@@ -72,8 +74,8 @@ export interface ClientAddresses {
  * The /64s seen are kept as a 256-bit map per /48, a bit per hashed /64: a bit is set only by a /64
  * not seen before, so a /48 is never taken for a flood with fewer distinct /64s than the threshold,
  * and the hash's secret multiplier keeps anyone from choosing /64s that share bits. At most
- * `maxPrefixes` /48s are tracked, each dropped when its window has passed; past that a new /48 is
- * counted per /64, as without tracking.
+ * `maxPrefixes` /48s are tracked, each dropped when its window has passed; past that a /48 not
+ * tracked is one client until there is room again.
  */
 export function clientAddresses (maxPrefixes: number, windowMs = HOUR): ClientAddresses {
   const prefixes = new Map<string, Prefix>()
@@ -81,6 +83,7 @@ export function clientAddresses (maxPrefixes: number, windowMs = HOUR): ClientAd
   const xor = secret.readUInt16LE(0)
   const odd = (secret.readUInt32LE(2) | 1) >>> 0
   let floods = 0
+  let untracked = 0
 
   /** drops up to `limit` expired /48s from the front, restarting the window of a flood still held */
   function sweep (now: number, limit: number) {
@@ -108,7 +111,12 @@ export function clientAddresses (maxPrefixes: number, windowMs = HOUR): ClientAd
     }
     if (prefix === undefined) {
       sweep(now, prefixes.size >= maxPrefixes ? Infinity : 2)
-      if (prefixes.size >= maxPrefixes) return false
+      // Full: as many /48s are live as the stores have room for keys, so a flood of sites is under
+      // way. A site not tracked is one client, as an IPv4 address is: coarser, never shared.
+      if (prefixes.size >= maxPrefixes) {
+        untracked++
+        return true
+      }
       prefix = { seen: Array<number>(MAP_WORDS).fill(0), bits: 0, resetAt: now + windowMs, floodUntil: 0 }
       prefixes.set(net48, prefix)
     }
@@ -135,6 +143,7 @@ export function clientAddresses (maxPrefixes: number, windowMs = HOUR): ClientAd
       return flooding(net48, parseInt(key.slice(cut + 1, -5), 16), now) ? `${net48}::/48` : key
     },
     get size () { return prefixes.size },
-    get floods () { return floods }
+    get floods () { return floods },
+    get untracked () { return untracked }
   }
 }

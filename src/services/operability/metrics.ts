@@ -19,6 +19,8 @@ export interface RateLimitSource {
   overflowed: () => number
   /** times an IPv6 /48 was found flooding and counted as one client (src/services/limits/client-address.ts) */
   prefixFloods: () => number
+  /** IPv6 addresses counted by their /48 because the /48s tracked were at their cap */
+  prefixUntracked: () => number
 }
 
 export type JobOutcome = 'completed' | 'failed'
@@ -149,6 +151,12 @@ export function createMetrics () {
     help: 'Times an IPv6 /48 used so many /64s in an hour that its addresses were counted as one client by the per-IP limits',
     registers,
     collect () { if (limits) { this.reset(); this.inc(limits.prefixFloods()) } }
+  })
+  new Counter({
+    name: 'pir_rate_limit_ipv6_untracked_total',
+    help: 'IPv6 requests counted by their /48 because as many /48s were being tracked as RATE_LIMIT_LOCAL_KEYS allows (a flood of sites)',
+    registers,
+    collect () { if (limits) { this.reset(); this.inc(limits.prefixUntracked()) } }
   })
   new Counter({
     name: 'pir_argon2_verifications_total',
