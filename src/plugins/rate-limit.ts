@@ -84,7 +84,7 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
   }
   // the /48s are tracked as the stores' keys are, RATE_LIMIT_LOCAL_KEYS of them at most
   const addresses = clientAddresses(limits.localKeys)
-  app.decorate('clientKeyOf', (ip: string) => addresses.keyOf(ip))
+  app.decorate('clientKeyOf', addresses.keyOf)
   app.metrics?.watchRateLimits({ ...stores, prefixFloods: () => addresses.floods, prefixUntracked: () => addresses.untracked })
 
   await app.register(rateLimit, {

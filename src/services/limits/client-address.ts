@@ -134,13 +134,14 @@ export function clientAddresses (maxPrefixes: number, windowMs = HOUR): ClientAd
   }
 
   return {
-    keyOf (ip, now = Date.now()) {
+    // an IPv4 address is returned before anything else is done: the cost of most requests' key
+    keyOf (ip, now) {
       if (!ip.includes(':')) return ip
       const key = clientKey(ip)
       if (!key.endsWith('::/64')) return key
       const cut = key.lastIndexOf(':', key.length - 6)
       const net48 = key.slice(0, cut)
-      return flooding(net48, parseInt(key.slice(cut + 1, -5), 16), now) ? `${net48}::/48` : key
+      return flooding(net48, parseInt(key.slice(cut + 1, -5), 16), now ?? Date.now()) ? `${net48}::/48` : key
     },
     get size () { return prefixes.size },
     get floods () { return floods },
