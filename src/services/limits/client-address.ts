@@ -43,6 +43,13 @@ export function clientKey (ip: string): string {
 }
 
 const HOUR = 3600_000
+
+/** MurmurHash3's finalizer: every bit of the result depends on every bit of `h` */
+function mix (h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b)
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
+  return (h ^ (h >>> 16)) >>> 0
+}
 /** distinct /64s of one /48 in one window that make it a flood: bits set in its map */
 export const PREFIX_FLOOD_SUBNETS = 64
 const MAP_WORDS = 8 // 256 bits
@@ -73,15 +80,13 @@ export interface ClientAddresses {
  * address of that /48 is one client (docs/decisions.md, In-process counters under a flood of keys).
  * The /64s seen are kept as a 256-bit map per /48, a bit per hashed /64: a bit is set only by a /64
  * not seen before, so a /48 is never taken for a flood with fewer distinct /64s than the threshold,
- * and the hash's secret multiplier keeps anyone from choosing /64s that share bits. At most
+ * and the secret mixed into the hash keeps anyone from choosing /64s that share bits. At most
  * `maxPrefixes` /48s are tracked, each dropped when its window has passed; past that a /48 not
  * tracked is one client until there is room again.
  */
 export function clientAddresses (maxPrefixes: number, windowMs = HOUR): ClientAddresses {
   const prefixes = new Map<string, Prefix>()
-  const secret = randomBytes(6)
-  const xor = secret.readUInt16LE(0)
-  const odd = (secret.readUInt32LE(2) | 1) >>> 0
+  const secret = randomBytes(4).readUInt32LE(0)
   let floods = 0
   let untracked = 0
 
@@ -120,7 +125,7 @@ export function clientAddresses (maxPrefixes: number, windowMs = HOUR): ClientAd
       prefix = { seen: Array<number>(MAP_WORDS).fill(0), bits: 0, resetAt: now + windowMs, floodUntil: 0 }
       prefixes.set(net48, prefix)
     }
-    const bit = Math.imul(subnet ^ xor, odd) >>> 24
+    const bit = mix(subnet ^ secret) >>> 24
     const word = bit >> 5
     const mask = 1 << (bit & 31)
     if ((prefix.seen[word] & mask) === 0) {
