@@ -102,6 +102,7 @@ t.test('count-min sketch: never below the count, reset with its window, only pow
   t.throws(() => countMinSketch(1000), RangeError)
   t.equal(sketchWidth(1000), 65536, 'at least 65,536 cells a row')
   t.equal(sketchWidth(100_000), 131072, 'and at least as many as the exact counters')
+  t.equal(sketchWidth(10_000_000), 1 << 20, 'up to 16 MB a limiter')
   const s = countMinSketch(1024) // narrow, so that keys share cells
   const now = 1_000
   const counts = new Map<string, number>()

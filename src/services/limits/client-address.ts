@@ -50,6 +50,7 @@ function mix (h: number): number {
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
   return (h ^ (h >>> 16)) >>> 0
 }
+
 /** distinct /64s of one /48 in one window that make it a flood: bits set in its map */
 export const PREFIX_FLOOD_SUBNETS = 64
 const MAP_WORDS = 8 // 256 bits

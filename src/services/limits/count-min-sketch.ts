@@ -12,6 +12,8 @@ import { createHash, randomBytes } from 'node:crypto'
 const DEPTH = 4
 /** the least width: below it a few thousand keys in one window would start to crowd the cells */
 const MIN_WIDTH = 1 << 16
+/** the most: 16 MB a limiter, whatever RATE_LIMIT_LOCAL_KEYS allows the exact counters */
+const MAX_WIDTH = 1 << 20
 
 export interface CountMinSketch {
   /** counts one hit of `key` and returns its estimate, this hit included; a window that has ended starts anew, `windowMs` long */
@@ -26,10 +28,10 @@ export interface CountMinSketch {
   readonly cells: number
 }
 
-/** the smallest power of two that is at least `n` and at least MIN_WIDTH */
+/** the smallest power of two that is at least `n`, within MIN_WIDTH and MAX_WIDTH */
 export function sketchWidth (n: number): number {
   let width = MIN_WIDTH
-  while (width < n) width *= 2
+  while (width < n && width < MAX_WIDTH) width *= 2
   return width
 }
 
