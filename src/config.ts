@@ -86,7 +86,7 @@ export interface Config {
     refresh: number, global: number, resend: number, authFailuresIp: number, promocodeUser: number,
     /** requests per minute of one API key (RATE_LIMIT_API_KEY) */
     apiKey: number,
-    /** keys each limiter counts in process before new keys share one counter */
+    /** keys each limiter counts exactly in process before new keys are counted in its sketch; also the /48s tracked */
     localKeys: number
   }
 }

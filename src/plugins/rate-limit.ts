@@ -3,14 +3,14 @@
 // so every instance shares them, and in this process while Redis does not answer
 // (src/services/limits/store.ts): no limit is ever skipped. request.ip is the socket address unless the
 // peer is a trusted proxy (TRUST_PROXY), so a spoofed X-Forwarded-For buys no fresh budget; every
-// per-IP key groups IPv6 by /64 (src/services/limits/client-address.ts).
+// per-IP key groups IPv6 by /64, and by /48 where one floods (src/services/limits/client-address.ts).
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
 import { Redis } from 'ioredis'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { statusMessages, TooManyRequests } from '../errors.ts'
-import { clientKey } from '../services/limits/client-address.ts'
+import { clientAddresses } from '../services/limits/client-address.ts'
 import { createLimitStores } from '../services/limits/store.ts'
 
 export interface LimitOptions {
@@ -31,11 +31,13 @@ declare module 'fastify' {
     resendLimit: LimitHook
     /** an API key's request (request.user.apiKey set): RATE_LIMIT_API_KEY a minute per key, with RateLimit-* headers */
     apiKeyLimit: LimitHook
+    /** the per-IP key of a client address (src/services/limits/client-address.ts) */
+    clientKeyOf: (ip: string) => string
   }
 }
 
-/** the per-IP key of a request's client: IPv4 as is, IPv6 by /64 */
-export const clientOf = (request: FastifyRequest) => clientKey(request.ip)
+/** the per-IP key of a request's client: IPv4 as is, IPv6 by /64 (by /48 while one floods) */
+export const clientOf = (request: FastifyRequest) => request.server.clientKeyOf(request.ip)
 
 export interface RateLimitPluginOptions { limits: Config['rateLimits'], redisUrl: string }
 
@@ -80,7 +82,10 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
     redis.on('ready', () => stores.redisReady())
     if (redis.status !== 'ready') stores.redisFailed()
   }
-  app.metrics?.watchRateLimits(stores)
+  // the /48s are tracked as the stores' keys are, RATE_LIMIT_LOCAL_KEYS of them at most
+  const addresses = clientAddresses(limits.localKeys)
+  app.decorate('clientKeyOf', addresses.keyOf)
+  app.metrics?.watchRateLimits({ ...stores, prefixFloods: () => addresses.floods, prefixUntracked: () => addresses.untracked })
 
   await app.register(rateLimit, {
     global: true,

@@ -38,7 +38,7 @@ export interface LimitStores {
   /** Redis is configured and not answering: limits count in process */
   degraded: () => boolean
   outages: () => number
-  /** requests counted on a full limiter's shared overflow counter, all limiters together */
+  /** requests counted in a full limiter's sketch (src/services/limits/window-counters.ts), all limiters together */
   overflowed: () => number
   /** what Redis's connection says: it is ready again, or it failed */
   redisReady: () => void
@@ -64,7 +64,8 @@ export function createLimitStores (opts: LimitStoreOptions): LimitStores {
     opts.onRedisState(false)
   }
 
-  // One per limiter (child): a flood on one limiter's keys fills only that limiter's store.
+  // One per limiter (child): a flood on one limiter's keys fills only that limiter's store, and the
+  // fallback while Redis is away is this same store, sketch included.
   class LimitStore {
     private readonly local = windowCounters(opts.maxKeys)
     constructor () { locals.push(this.local) }

@@ -1,11 +1,14 @@
 // In-process fixed-window counters for one rate limiter (without Redis, or while it is away).
 //
-// A counter is dropped only when its window has passed, never to make room: a flood of fresh keys
-// (addresses, e-mails) must not reset the count of the key it attacks, as an LRU would. The Map is
-// kept in window order (a counter whose window restarts is moved to the end), so expired counters
-// are always at its front and sweeping them costs only what it removes. When `maxKeys` live
-// counters are kept, a new key is counted on one counter shared by every key that did not fit: those
-// clients are limited together, more strictly than alone, and no live counter is forgotten.
+// Up to `maxKeys` live keys each have an exact counter. A counter is dropped only when its window has
+// passed, never to make room: a flood of fresh keys (addresses, e-mails) must not reset the count of
+// the key it attacks, as an LRU would. The Map is kept in window order (a counter whose window
+// restarts is moved to the end), so expired counters are always at its front and sweeping them costs
+// only what it removes. When the exact counters are full, a new key is counted in a count-min sketch
+// of fixed size (src/services/limits/count-min-sketch.ts): its estimate never falls below its count,
+// so a flooding key is still refused, and stays near its count for an unrelated key, so a fresh client
+// is not refused with the flood (docs/decisions.md, In-process counters under a flood of keys).
+import { countMinSketch, sketchWidth } from './count-min-sketch.ts'
 
 export interface WindowCount {
   /** hits in this window, this one included */
@@ -18,15 +21,17 @@ interface Entry { count: number, resetAt: number }
 
 export interface WindowCounters {
   hit: (key: string, windowMs: number, now?: number) => WindowCount
-  /** live counters kept (the shared overflow counter not included) */
+  /** live exact counters kept (at most `maxKeys`) */
   readonly size: number
-  /** keys counted on the shared overflow counter since start */
+  /** cells of the sketch: 0 until the first key finds no exact counter, then fixed */
+  readonly sketchCells: number
+  /** hits counted in the sketch since start */
   readonly overflowed: number
 }
 
 export function windowCounters (maxKeys: number): WindowCounters {
   const counters = new Map<string, Entry>()
-  const overflow: Entry = { count: 0, resetAt: 0 }
+  const sketch = countMinSketch(sketchWidth(maxKeys))
   let overflowed = 0
 
   /** drops up to `limit` expired counters from the front */
@@ -35,15 +40,6 @@ export function windowCounters (maxKeys: number): WindowCounters {
       if (entry.resetAt > now || limit-- <= 0) break
       counters.delete(key)
     }
-  }
-
-  function count (entry: Entry, windowMs: number, now: number): WindowCount {
-    if (entry.resetAt <= now) {
-      entry.count = 0
-      entry.resetAt = now + windowMs
-    }
-    entry.count++
-    return { current: entry.count, ttl: entry.resetAt - now }
   }
 
   return {
@@ -60,13 +56,25 @@ export function windowCounters (maxKeys: number): WindowCounters {
       sweep(now, counters.size >= maxKeys ? Infinity : 2)
       if (counters.size >= maxKeys) {
         overflowed++
-        return count(overflow, windowMs, now)
+        const current = sketch.hit(key, windowMs, now)
+        return { current, ttl: sketch.resetAt - now }
       }
-      const fresh = { count: 1, resetAt: now + windowMs }
-      counters.set(key, fresh)
+      // While the sketch's window runs, a key may have been counted there when the counters were
+      // full: its exact counter goes on from that count, to the sketch's end, so room made by
+      // expired counters resets nobody's count.
+      if (sketch.live(now)) {
+        const counted = sketch.estimate(key, now)
+        if (counted > 0) {
+          const carried = { count: counted + 1, resetAt: sketch.resetAt }
+          counters.set(key, carried)
+          return { current: carried.count, ttl: carried.resetAt - now }
+        }
+      }
+      counters.set(key, { count: 1, resetAt: now + windowMs })
       return { current: 1, ttl: windowMs }
     },
     get size () { return counters.size },
+    get sketchCells () { return sketch.cells },
     get overflowed () { return overflowed }
   }
 }

@@ -17,6 +17,10 @@ export interface RateLimitSource {
   degraded: () => boolean
   outages: () => number
   overflowed: () => number
+  /** times an IPv6 /48 was found flooding and counted as one client (src/services/limits/client-address.ts) */
+  prefixFloods: () => number
+  /** IPv6 addresses counted by their /48 because the /48s tracked were at their cap */
+  prefixUntracked: () => number
 }
 
 export type JobOutcome = 'completed' | 'failed'
@@ -138,9 +142,21 @@ export function createMetrics () {
   })
   new Counter({
     name: 'pir_rate_limit_overflow_total',
-    help: 'Requests counted on a limiter\'s shared overflow counter because its in-process store was full (RATE_LIMIT_LOCAL_KEYS)',
+    help: 'Requests counted in a limiter\'s fixed-size estimate (count-min sketch) because its exact in-process counters were full (RATE_LIMIT_LOCAL_KEYS)',
     registers,
     collect () { if (limits) { this.reset(); this.inc(limits.overflowed()) } }
+  })
+  new Counter({
+    name: 'pir_rate_limit_ipv6_floods_total',
+    help: 'Times an IPv6 /48 used so many /64s in an hour that its addresses were counted as one client by the per-IP limits',
+    registers,
+    collect () { if (limits) { this.reset(); this.inc(limits.prefixFloods()) } }
+  })
+  new Counter({
+    name: 'pir_rate_limit_ipv6_untracked_total',
+    help: 'IPv6 requests counted by their /48 because as many /48s were being tracked as RATE_LIMIT_LOCAL_KEYS allows (a flood of sites)',
+    registers,
+    collect () { if (limits) { this.reset(); this.inc(limits.prefixUntracked()) } }
   })
   new Counter({
     name: 'pir_argon2_verifications_total',
