@@ -13,6 +13,7 @@ import requestIdPlugin from './plugins/request-id.ts'
 import dbPlugin from './plugins/db.ts'
 import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/errors.ts'
 import refusalLogPlugin from './plugins/refusal-log.ts'
+import bodyLimitsPlugin from './plugins/body-limits.ts'
 import securityPlugin from './plugins/security.ts'
 import eventsPlugin from './plugins/events.ts'
 import servicesPlugin from './plugins/services.ts'
@@ -106,6 +107,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(errorsPlugin)
   // a refused authorization and a refused limit: a log line each (src/plugins/refusal-log.ts)
   await app.register(refusalLogPlugin)
+  // a body over the limit: 413 before `100 Continue`, and a lingering close (src/plugins/body-limits.ts)
+  await app.register(bodyLimitsPlugin)
   await app.register(dbPlugin, { database: deps.database, url: config.databaseUrl, dataDir: config.dataDir, prepare: config.databasePrepare })
   await app.register(securityPlugin, {
     tls: config.tls.enabled,
