@@ -62,7 +62,7 @@ t.test('the completed-request line names the user, and the API key of a key requ
 
   seen = await linesOf(app, () => app.inject({ url: '/api/v1/profiles?q=x', headers: key.auth }))
   t.match(seen.events, [{ event: 'authorization refused', reason: 'key scope', status: 403, route: '/api/v1/profiles', userId, keyId: key.id }],
-    "a key outside its scopes: the owner and the key")
+    'a key outside its scopes: the owner and the key')
 
   seen = await linesOf(app, () => app.inject({ method: 'POST', url: '/api/v1/auth/token/refresh', headers: { cookie: person.cookie, origin: 'https://elsewhere.example' } }))
   t.match(seen.events, [{ event: 'authorization refused', reason: 'cross-site request', status: 403 }], 'a cross-site cookie call')
