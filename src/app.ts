@@ -124,7 +124,12 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   })
   await app.register(accountChangesPlugin)
   // before the queue, so that on close the streams end first, not after the workers stop
-  await app.register(ssePlugin, { heartbeatS: config.sseHeartbeatS, maxStreamsPerUser: config.sseMaxStreamsPerUser })
+  await app.register(ssePlugin, {
+    heartbeatS: config.sseHeartbeatS,
+    maxStreamsPerUser: config.sseMaxStreamsPerUser,
+    reconcileS: config.sessionReconcileS,
+    deletionRetentionS: config.jwt.ttl
+  })
   await app.register(queuePlugin, { ...config.queue, workers: config.workers, webhooks: config.webhooks, now: deps.now, observeJob: metrics?.observeJob })
   await app.register(metricsPlugin, { metrics })
   await app.register(servicesPlugin, { config, now: deps.now, mail: deps.mail })

@@ -1,10 +1,16 @@
 // Every table of the service, declared once. Change a table here, then `npm run db:generate`.
 import { sql } from 'drizzle-orm'
 import {
-  type AnyPgColumn, bigint, bigserial, boolean, date, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid
+  type AnyPgColumn, bigint, bigserial, boolean, customType, date, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid
 } from 'drizzle-orm/pg-core'
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow()
+
+// The id of the transaction that wrote a row (a 64-bit xid8, which never wraps): a reader that keeps
+// the snapshot of its last read finds exactly the rows committed since, in whatever order their
+// transactions began and committed (src/db/commits.ts; docs/decisions.md, Revocation cursor).
+const xid8 = customType<{ data: string, driverData: string }>({ dataType: () => 'xid8' })
+const writtenBy = () => xid8('txid').notNull().default(sql`pg_current_xact_id()`)
 
 // ---------------------------------------------------------------- accounts and auth
 
@@ -62,8 +68,10 @@ export const sessions = pgTable('sessions', {
 export const sessionRevocations = pgTable('session_revocations', {
   publicId: uuid('public_id').primaryKey(),
   userId: uuid('user_id'),
-  revokedAt: timestamp('revoked_at', { withTimezone: true }).notNull().defaultNow()
-}, (t) => [index('session_revocations_revoked_idx').on(t.revokedAt)])
+  revokedAt: timestamp('revoked_at', { withTimezone: true }).notNull().defaultNow(),
+  // every instance reads the revocations committed since its last read by this (src/services/sessions/ended.ts)
+  txid: writtenBy()
+}, (t) => [index('session_revocations_revoked_idx').on(t.revokedAt), index('session_revocations_txid_idx').on(t.txid)])
 
 export const promocodes = pgTable('promocodes', {
   code: text('code').primaryKey(),
@@ -200,6 +208,16 @@ export const reportEvents = pgTable('report_events', {
   data: jsonb('data').notNull(),
   createdAt: createdAt()
 }, (t) => [primaryKey({ columns: [t.reportId, t.seq] })])
+
+// Deleted reports, written by the reports table's trigger in the deleting transaction (as
+// session_revocations is for sessions): every instance reads the deletions committed since its last
+// read and ends those reports' open streams, so a lost report_deleted NOTIFY costs at most
+// SESSION_RECONCILE_S (src/services/streams/deleted-reports.ts). Pruned after JWT_TTL.
+export const reportDeletions = pgTable('report_deletions', {
+  reportId: uuid('report_id').primaryKey(),
+  deletedAt: timestamp('deleted_at', { withTimezone: true }).notNull().defaultNow(),
+  txid: writtenBy()
+}, (t) => [index('report_deletions_deleted_idx').on(t.deletedAt), index('report_deletions_txid_idx').on(t.txid)])
 
 // ---------------------------------------------------------------- billing
 

@@ -1,14 +1,16 @@
 // Bearer JWTs: @fastify/jwt with HS256 pinned. app.authenticate is the onRequest hook of every
-// protected scope; it checks the token's session against the in-memory set of ended sessions, never
-// the database (src/services/sessions/ended.ts). Tokens signed with a rotated-out secret
-// (JWT_PREVIOUS_SECRETS) still verify until they expire. A Bearer credential that begins with `pir_`
-// is an API key, no JWT: it is handed to the key authenticator src/plugins/api-keys.ts installs
-// (docs/decisions.md, API keys), one string test before any JWT work.
+// protected scope; it checks the token's session against the in-memory set of ended sessions, not
+// the database (src/services/sessions/ended.ts), as long as that set's reconcile keeps up; while it
+// does not, the database is asked (docs/decisions.md, Revocation cursor). Tokens signed with a
+// rotated-out secret (JWT_PREVIOUS_SECRETS) still verify until they expire. A Bearer credential that
+// begins with `pir_` is an API key, no JWT: it is handed to the key authenticator
+// src/plugins/api-keys.ts installs (docs/decisions.md, API keys), one string test before any JWT work.
 import fp from 'fastify-plugin'
 import jwt from '@fastify/jwt'
 import { createVerifier } from 'fast-jwt'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { Unauthorized } from '../errors.ts'
+import { isDatabaseDown } from '../db/client.ts'
+import { serviceUnavailable, Unauthorized } from '../errors.ts'
 import { KEY_MARK } from '../services/api-keys/format.ts'
 import { createViewCache } from '../services/caches/view-cache.ts'
 
@@ -100,19 +102,34 @@ async function jwtPlugin (app: FastifyInstance, opts: JwtPluginOptions) {
     return m ? m[1] : undefined
   }
 
+  // A Bearer user (a JWT's or an API key's) while the ended set is out of sync: its session or key
+  // asked of the database. 503 when the database cannot answer: never an unchecked request.
+  async function checked (request: FastifyRequest, user: AuthUser): Promise<AuthUser | null> {
+    try {
+      return await sessions.endedInDatabase(user.sid) ? null : user
+    } catch (err) {
+      if (!isDatabaseDown(err)) request.log.warn({ err }, 'checking a session against the database failed')
+      throw Object.assign(serviceUnavailable(), { cause: err })
+    }
+  }
+
   let keys: KeyAuthenticator = async () => null
   app.decorate('acceptApiKeys', (authenticator: KeyAuthenticator) => { keys = authenticator })
 
   app.decorate('authenticate', async (request: FastifyRequest, reply: FastifyReply) => {
     const token = bearer(request)
-    const user = token ? (token.startsWith(KEY_MARK) ? await keys(request, reply, token) : verify(token)) : null
+    let user = token ? (token.startsWith(KEY_MARK) ? await keys(request, reply, token) : verify(token)) : null
+    if (user && !sessions.endedSetInSync()) user = await checked(request, user)
     if (!user) throw new Unauthorized()
     request.user = user
   })
 
   app.decorate('identify', async (request: FastifyRequest, reply: FastifyReply) => {
     const token = bearer(request)
-    if (token) return token.startsWith(KEY_MARK) ? await keys(request, reply, token) : verify(token)
+    if (token) {
+      const user = token.startsWith(KEY_MARK) ? await keys(request, reply, token) : verify(token)
+      return user && !sessions.endedSetInSync() ? await checked(request, user) : user
+    }
     const found = await app.readSessionCookie(request)
     return found ? { id: found.session.userId, sid: found.session.publicId } : null
   })

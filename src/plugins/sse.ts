@@ -1,19 +1,22 @@
 // The SSE hub's lifecycle: one subscription to report_events for the whole process, one heartbeat
 // timer for every open stream, and every stream ended first thing on close (clients resume on
 // another instance with Last-Event-ID), so that no stream holds the server open. Streams also end
-// (`event: end`) when their session ends, their report is deleted or their Bearer token expires.
+// (`event: end`) when their session ends, their report is deleted or their Bearer token expires. A
+// deletion is heard through NOTIFY, and every SESSION_RECONCILE_S read from report_deletions in case
+// the NOTIFY was lost (src/services/streams/deleted-reports.ts).
 import fp from 'fastify-plugin'
 import { inArray } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { reports } from '../db/schema.ts'
 import { REPORT_EVENTS_CHANNEL } from '../services/reports/events.ts'
+import { createDeletedReports } from '../services/streams/deleted-reports.ts'
 import { createSseHub, eventStore, type SseHub } from '../services/streams/hub.ts'
 
 declare module 'fastify' {
   interface FastifyInstance { sseHub: SseHub }
 }
 
-/** drizzle/0005's trigger: a report row was deleted (by its owner, or with its owner's account) */
+/** drizzle/0012's trigger: a report row was deleted (by its owner, or with its owner's account) */
 export const REPORT_DELETED_CHANNEL = 'report_deleted'
 
 export interface SsePluginOptions {
@@ -21,7 +24,13 @@ export interface SsePluginOptions {
   heartbeatS: number
   /** open streams one user may hold on this instance (SSE_MAX_STREAMS_PER_USER) */
   maxStreamsPerUser: number
+  /** seconds between reads of the report deletions committed since the last one (SESSION_RECONCILE_S) */
+  reconcileS: number
+  /** seconds a deletion is kept in report_deletions (JWT_TTL, as a revocation is) */
+  deletionRetentionS: number
 }
+
+const PRUNE_MS = 60_000
 
 async function ssePlugin (app: FastifyInstance, opts: SsePluginOptions) {
   const hub = createSseHub({
@@ -44,6 +53,28 @@ async function ssePlugin (app: FastifyInstance, opts: SsePluginOptions) {
   await app.events.on(REPORT_DELETED_CHANNEL, hub.endReport, () => {
     deletedMeanwhile().catch((err) => app.log.warn({ err }, 'checking the reports of open streams failed'))
   })
+  // A deletion whose NOTIFY was lost without the connection dropping: read by transaction every
+  // SESSION_RECONCILE_S. After reads failed, the first that works also checks the open reports, in
+  // case the deletions it missed were pruned meanwhile.
+  const deletions = createDeletedReports(app.database, opts.deletionRetentionS)
+  await deletions.read()
+  let failing = false
+  let reading = false
+  const reconciler = setInterval(() => {
+    if (reading) return
+    reading = true
+    deletions.read().then(async (ids) => {
+      for (const id of ids) hub.endReport(id)
+      if (failing) await deletedMeanwhile()
+      failing = false
+    }).catch((err) => {
+      if (!failing) app.log.warn({ err }, 'reading deleted reports failed; retrying every SESSION_RECONCILE_S')
+      failing = true
+    }).finally(() => { reading = false })
+  }, opts.reconcileS * 1000)
+  reconciler.unref()
+  const pruner = setInterval(() => { deletions.prune().catch(() => {}) }, PRUNE_MS)
+  pruner.unref()
   // Every way this instance learns a session ended (its own sign-out, a NOTIFY, a reconcile) ends
   // that session's streams here.
   app.sessions.onEnded(hub.endSession)
@@ -56,6 +87,8 @@ async function ssePlugin (app: FastifyInstance, opts: SsePluginOptions) {
   app.addHook('preClose', async () => {
     clearInterval(heartbeat)
     clearInterval(expiry)
+    clearInterval(reconciler)
+    clearInterval(pruner)
     hub.closeAll()
   })
 }

@@ -5,6 +5,7 @@ import { HashParamsSchema, SigninBodySchema, SignupBodySchema } from '../../../s
 import { notFound } from '../../errors.ts'
 import { normalizeEmail, requestMeta } from './normalize.ts'
 import { startSession } from '../sessions/start.ts'
+import { MESSAGES } from '../../services/accounts/index.ts'
 import type { Config } from '../../config.ts'
 import { clientOf } from '../../plugins/rate-limit.ts'
 import { limitRefused } from '../../plugins/refusal-log.ts'
@@ -40,7 +41,12 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
       }
       return { status: 'error' as const, fieldError: outcome.fieldError }
     }
-    const user = await startSession(request, outcome.userId, { remember, method: 'password' })
+    const user = await startSession(request, outcome.userId, { remember, method: 'password', credentialVersion: outcome.credentialVersion })
+    if (!user) {
+      // the password it proved was changed meanwhile: it is no longer the password
+      await accounts.signinRefused(outcome.userId, requestMeta(request))
+      return { status: 'error' as const, fieldError: { field: 'password' as const, message: MESSAGES.wrongCredentials } }
+    }
     return token === true ? { status: 'success' as const, token: app.issueToken(user) } : { status: 'success' as const }
   })
 

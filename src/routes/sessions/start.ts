@@ -2,6 +2,7 @@
 // a new session id every time, so a cookie planted before sign-in is worth nothing after it.
 import { randomUUID } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
+import { StaleCredential } from '../../errors.ts'
 import type { AuthUser } from '../../plugins/jwt.ts'
 import { ipPrefix, userAgentOf } from '../../services/sessions/ip-prefix.ts'
 import type { SigninMeta } from '../../services/sessions/store.ts'
@@ -15,7 +16,13 @@ declare module 'fastify' {
 
 export type SigninMethod = 'password' | 'google'
 
-export async function startSession (request: FastifyRequest, userId: string, opts: { remember?: boolean, method: SigninMethod }): Promise<AuthUser> {
+/**
+ * The signed-in session of `userId`, or null when the credential its sign-in proved changed before
+ * the session could be written (opts.credentialVersion: the users.credential_version read with that
+ * credential; docs/decisions.md, Credential versions): the caller answers as a failed sign-in.
+ */
+export async function startSession (request: FastifyRequest, userId: string,
+  opts: { remember?: boolean, method: SigninMethod, credentialVersion: number }): Promise<AuthUser | null> {
   // Only signed-in sessions are stored, so a session with a publicId came from the store (a cookie of
   // a live session): it gets a new id and the old one ends. Any other session was made for this
   // request, with an id @fastify/session just generated (a planted cookie of an unknown session is
@@ -23,8 +30,17 @@ export async function startSession (request: FastifyRequest, userId: string, opt
   if (request.session.publicId) await request.session.regenerate()
   request.session.set('userId', userId)
   request.session.set('publicId', randomUUID())
-  request.session.set('signin', { method: opts.method, userAgent: userAgentOf(request.headers['user-agent']), ipPrefix: ipPrefix(request.ip) })
+  request.session.set('signin', {
+    method: opts.method, userAgent: userAgentOf(request.headers['user-agent']), ipPrefix: ipPrefix(request.ip), credentialVersion: opts.credentialVersion
+  })
   if (opts.remember === false) request.session.options({ maxAge: 0 })
-  await request.session.save()
+  try {
+    await request.session.save()
+  } catch (err) {
+    if (!(err instanceof StaleCredential)) throw err
+    // an empty session in its place: nothing is stored, and no cookie is set
+    await request.session.regenerate()
+    return null
+  }
   return { id: userId, sid: request.session.publicId! }
 }

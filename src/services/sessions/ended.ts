@@ -1,34 +1,52 @@
 // The in-memory set of ended sessions that every Bearer request is checked against without a database
-// round trip. However a session ends (here, in another instance, in psql, by its user's deletion),
-// the sessions table's trigger records it in session_revocations and NOTIFYs every instance in the
-// same transaction (drizzle/0005), which adds it to its set within milliseconds; every
-// SESSION_RECONCILE_S each instance also reads what was recorded since its last look, so a NOTIFY
-// that never arrives (a LISTEN connection that dropped it) costs at most that long. An entry is
-// forgotten once no JWT of its session can still be unexpired.
+// round trip. However a session ends (here, in another instance, in psql, by its user's deletion, by
+// its expires_at moved into the past), the sessions table's triggers record it in
+// session_revocations and NOTIFY every instance in the same transaction (drizzle/0005, drizzle/0012),
+// which adds it to its set within milliseconds. Every SESSION_RECONCILE_S each instance also reads
+// the revocations committed since its previous read, by transaction rather than by time (a cursor:
+// src/db/commits.ts), so a NOTIFY that never arrives costs at most that long, however late its
+// transaction committed. An entry is forgotten once no JWT of its session can still be unexpired.
+//
+// The set is trusted alone only while the reconcile keeps up: once none has succeeded for
+// RECONCILES_BEFORE_STALE intervals, inSync() says false and each Bearer request asks the database
+// (endedInDatabase) until one succeeds again (docs/decisions.md, Revocation cursor).
 import type { Database } from '../../db/client.ts'
+import { committedAfter, SNAPSHOT_SQL } from '../../db/commits.ts'
 
 /**
- * How far back each reconcile reads before its previous one: a revocation is stamped when its
- * statement runs but seen only once its transaction commits, and an expiry is stamped by an
- * instance's clock. Both may trail by this much and still be found.
+ * How far back each reconcile reads expiries before its previous one: an expiry is stamped by an
+ * instance's clock, and instances' clocks may differ by this much.
  */
-const RECONCILE_OVERLAP_MS = 60_000
+const EXPIRY_OVERLAP_MS = 60_000
+
+/** reconcile intervals without a successful read after which the set is not trusted alone */
+export const RECONCILES_BEFORE_STALE = 3
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export interface EndedSessionsDeps {
   database: Database
   jwtTtlSeconds: number
+  /** SESSION_RECONCILE_S */
+  reconcileS: number
   now: () => number
 }
 
 export function createEndedSessions (deps: EndedSessionsDeps) {
   const { database, now } = deps
   const ttlMs = deps.jwtTtlSeconds * 1000
+  const staleAfterMs = RECONCILES_BEFORE_STALE * deps.reconcileS * 1000
   // publicId -> when it can be forgotten (no JWT of it can still be unexpired by then)
   const ended = new Map<string, number>()
   // told of each session once, when this instance learns it ended (its open streams close)
   const listeners = new Set<(publicId: string) => void>()
-  // where the last reconcile stopped: the database's clock for revocations, ours for expiries
-  let checked: { revokedAt: Date, expiresAt: number } | undefined
+  // where the last read stopped: the database's snapshot for revocations, our clock for expiries
+  let cursor: { snapshot: string, expiresAt: number } | undefined
+  // whether the last successful read began less than staleAfterMs ago (real time: a timer flips it)
+  let inSync = false
+  let staleTimer: ReturnType<typeof setTimeout> | undefined
+  // reads run one at a time: each one starts from where the previous one stopped
+  let queue: Promise<void> = Promise.resolve()
 
   function mark (publicId: string) {
     const known = ended.has(publicId)
@@ -36,41 +54,81 @@ export function createEndedSessions (deps: EndedSessionsDeps) {
     if (!known) for (const fn of listeners) fn(publicId)
   }
 
-  /** every session recorded as ended after revokedSince, or expired in (expiredSince, now] */
-  async function readEnded (revokedSince: Date, expiredSince: number, endedSince?: Date): Promise<void> {
-    const until = now()
-    const [row] = await database.query<{ at: Date | string, ids: string[] | null }>(
-      `select clock_timestamp() as at, array(
-         select public_id::text from session_revocations where revoked_at > $1
-         union select public_id::text from sessions where expires_at > $2 and expires_at <= $3
-         union select public_id::text from sessions where $4::timestamptz is not null and ended_at > $4
-       ) as ids`,
-      [revokedSince.toISOString(), new Date(expiredSince).toISOString(), new Date(until).toISOString(), endedSince?.toISOString() ?? null])
-    for (const id of row.ids ?? []) mark(id)
-    checked = { revokedAt: new Date(row.at), expiresAt: until }
+  /** a read that began at startedAt succeeded: the set is trusted alone until staleAfterMs after it */
+  function synced (startedAt: number) {
+    clearTimeout(staleTimer)
+    const left = startedAt + staleAfterMs - Date.now()
+    inSync = left > 0
+    if (!inSync) return
+    staleTimer = setTimeout(() => { inSync = false }, left)
+    staleTimer.unref()
   }
 
   /**
-   * (re)load every session ended or expired recently enough for one of its JWTs to be unexpired:
-   * the revocations recorded within JWT_TTL (by the database's clock), and the sessions that ended
-   * or expired within it (rows ended before the trigger recorded revocations are found there).
+   * One statement, so its snapshot is the one it reads with: everything ended that the previous
+   * snapshot did not see (all within JWT_TTL on the first read), and the sessions expired in
+   * (expiredSince, now]. Rows ended before the trigger recorded revocations are found on the first
+   * read by ended_at.
    */
-  async function load (): Promise<void> {
-    const [{ at }] = await database.query<{ at: Date | string }>('select clock_timestamp() as at')
-    await readEnded(new Date(new Date(at).getTime() - ttlMs), now() - ttlMs, new Date(now() - ttlMs))
+  async function read (): Promise<void> {
+    const startedAt = Date.now()
+    const until = now()
+    const from = cursor
+    const expiredSince = from ? from.expiresAt - EXPIRY_OVERLAP_MS : until - ttlMs
+    const [row] = from
+      ? await database.query<{ snapshot: string, ids: string[] | null }>(
+        `select ${SNAPSHOT_SQL} as snapshot, array(
+           select public_id::text from session_revocations where ${committedAfter('txid', '$1')}
+           union select public_id::text from sessions where expires_at > $2 and expires_at <= $3
+         ) as ids`,
+        [from.snapshot, new Date(expiredSince).toISOString(), new Date(until).toISOString()])
+      : await database.query<{ snapshot: string, ids: string[] | null }>(
+        `select ${SNAPSHOT_SQL} as snapshot, array(
+           select public_id::text from session_revocations where revoked_at > clock_timestamp() - make_interval(secs => $3)
+           union select public_id::text from sessions where expires_at > $1 and expires_at <= $2
+           union select public_id::text from sessions where ended_at > $1
+         ) as ids`,
+        [new Date(expiredSince).toISOString(), new Date(until).toISOString(), deps.jwtTtlSeconds])
+    for (const id of row.ids ?? []) mark(id)
+    cursor = { snapshot: row.snapshot, expiresAt: until }
+    synced(startedAt)
+  }
+
+  /** run a read after any that is under way */
+  function queued (): Promise<void> {
+    const next = queue.then(read)
+    queue = next.catch(() => {})
+    return next
   }
 
   return {
     has: (publicId: string) => ended.has(publicId),
+    /**
+     * whether the set can be trusted alone: a reconcile succeeded within the last
+     * RECONCILES_BEFORE_STALE x SESSION_RECONCILE_S. One boolean, read on every Bearer request.
+     */
+    inSync: () => inSync,
     /** mark sessions ended: by this instance (the trigger's NOTIFY to it is not waited for), or by a NOTIFY */
     mark: (publicIds: string[]) => { for (const id of publicIds) mark(id) },
     /** fn(publicId) once for each session this instance learns has ended, however it learns it */
     onEnded: (fn: (publicId: string) => void) => { listeners.add(fn) },
-    load,
-    /** read what ended since the last look (load's, or this one's), with an overlap (RECONCILE_OVERLAP_MS) */
-    async reconcile (): Promise<void> {
-      if (!checked) return await load()
-      await readEnded(new Date(checked.revokedAt.getTime() - RECONCILE_OVERLAP_MS), checked.expiresAt - RECONCILE_OVERLAP_MS)
+    /** the first read: every session ended or expired recently enough for one of its JWTs to be unexpired */
+    load: queued,
+    /** read what was committed since the last read (what expired since, by our clock, with an overlap) */
+    reconcile: queued,
+    /**
+     * Whether a session (or API key) has ended, asked of the database: for a request that arrives
+     * while the set is not in sync. Its answer is marked, so the set learns it too. A sid that is no
+     * UUID names nothing the database holds, and is ended.
+     */
+    async endedInDatabase (publicId: string): Promise<boolean> {
+      if (!UUID.test(publicId)) return true
+      const [row] = await database.query<{ ended: boolean }>(
+        `select exists (select 1 from session_revocations where public_id = $1)
+             or exists (select 1 from sessions where public_id = $1 and (ended_at is not null or expires_at <= $2)) as ended`,
+        [publicId, new Date(now()).toISOString()])
+      if (row.ended) mark(publicId)
+      return row.ended
     },
     /** forget revocations no JWT can outlive any more; any instance may run it, any number of times */
     async pruneRevocations (): Promise<void> {
@@ -80,6 +138,10 @@ export function createEndedSessions (deps: EndedSessionsDeps) {
     prune (): void {
       const t = now()
       for (const [id, until] of ended) if (until <= t) ended.delete(id)
+    },
+    /** stop the timer that marks the set out of sync */
+    stop (): void {
+      clearTimeout(staleTimer)
     }
   }
 }

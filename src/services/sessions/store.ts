@@ -17,6 +17,7 @@
 // a refresh together: the same rows, the same view, the same writes; only the object is not made.
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
+import { StaleCredential } from '../../errors.ts'
 import { sessions } from '../../db/schema.ts'
 import { createViewCache } from '../caches/view-cache.ts'
 import { createEndedSessions } from './ended.ts'
@@ -33,8 +34,11 @@ export interface SessionData {
   signin?: SigninMeta
 }
 
-/** how a session was signed in ('password' | 'google' | 'recovery'), and from where (kept coarse) */
-export interface SigninMeta { method: string, userAgent: string | null, ipPrefix: string | null }
+/**
+ * how a session was signed in ('password' | 'google' | 'recovery'), from where (kept coarse), and the
+ * users.credential_version read with the credential it proved (./credential-change.ts)
+ */
+export interface SigninMeta { method: string, userAgent: string | null, ipPrefix: string | null, credentialVersion: number }
 
 type Callback<T = void> = (err?: Error | null, value?: T) => void
 
@@ -62,6 +66,8 @@ export interface SessionServiceDeps {
   /** SESSION_ABSOLUTE_TTL: seconds a session lives at most after sign-in */
   absoluteSeconds: number
   jwtTtlSeconds: number
+  /** SESSION_RECONCILE_S: how often the ended set is read again */
+  reconcileS: number
   now?: () => number
 }
 
@@ -73,7 +79,7 @@ export function createSessionService (deps: SessionServiceDeps) {
   const absoluteMs = deps.absoluteSeconds * 1000
   /** the expiry of a session created at `createdAt` and used at `usedAt` */
   const expiryOf = (createdAt: number, usedAt: number) => Math.min(usedAt + idleMs, createdAt + absoluteMs)
-  const ended = createEndedSessions({ database, jwtTtlSeconds: deps.jwtTtlSeconds, now })
+  const ended = createEndedSessions({ database, jwtTtlSeconds: deps.jwtTtlSeconds, reconcileS: deps.reconcileS, now })
 
   async function loadRow (sid: string): Promise<Row | null> {
     const [row] = await db.select({
@@ -125,6 +131,28 @@ export function createSessionService (deps: SessionServiceDeps) {
     .returning({ createdAt: sessions.createdAt, expiresAt: sessions.expiresAt })
     .prepare('session_write')
 
+  // A sign-in's new row, written only while the user's credential version is the one its sign-in
+  // read with the credential: FOR SHARE waits for a credential change holding the user's row and then
+  // sees its new version (./credential-change.ts says why no session outlives a change).
+  const START = `insert into sessions (id, public_id, user_id, data, expires_at, created_at, last_used_at, user_agent, ip_prefix, method,
+      proved_at, credential_version)
+    select $1, $2::uuid, u.id, $4::jsonb, $5::timestamptz, $6::timestamptz, $6::timestamptz, $7, $8, $9, $6::timestamptz, u.credential_version
+      from users u where u.id = $3::uuid and u.credential_version = $10
+      for share
+    returning created_at, expires_at`
+
+  /** a signed-in session's first row; false when the credential it proved has changed since */
+  async function start (sid: string, row: Row & { userId: string }, signin: SigninMeta): Promise<boolean> {
+    const { data, userId, publicId, expiresAt, createdAt } = row
+    const [written] = await database.query<{ created_at: Date | string, expires_at: Date | string }>(START, [
+      sid, publicId, userId, JSON.stringify(data), new Date(expiresAt).toISOString(), new Date(createdAt).toISOString(),
+      signin.userAgent, signin.ipPrefix, signin.method, signin.credentialVersion
+    ])
+    if (!written) return false
+    rows.set(sid, { ...row, createdAt: new Date(written.created_at).getTime(), expiresAt: new Date(written.expires_at).getTime() })
+    return true
+  }
+
   /** store a signed-in session's row (insert, or update unless it has ended meanwhile); whether it was written */
   async function write (sid: string, row: Row & { userId: string }, signin?: SigninMeta): Promise<boolean> {
     const { data, userId, publicId, expiresAt, createdAt, lastUsedAt } = row
@@ -168,6 +196,11 @@ export function createSessionService (deps: SessionServiceDeps) {
       }
       const t = now()
       const createdAt = kept?.createdAt ?? t
+      if (session.signin && !kept) {
+        start(sid, { data, userId, publicId, expiresAt: expiryOf(t, t), createdAt: t, lastUsedAt: t }, session.signin)
+          .then((started) => cb(started ? null : new StaleCredential()), cb)
+        return
+      }
       write(sid, { data, userId, publicId, expiresAt: expiryOf(createdAt, t), createdAt, lastUsedAt: t }, session.signin).then(() => cb(), cb)
     },
     destroy (sid: string, cb: Callback) {
@@ -182,6 +215,9 @@ export function createSessionService (deps: SessionServiceDeps) {
   return {
     store,
     isEnded: ended.has,
+    /** whether isEnded can be trusted alone; while it cannot, a Bearer request asks endedInDatabase (src/plugins/jwt.ts) */
+    endedSetInSync: ended.inSync,
+    endedInDatabase: ended.endedInDatabase,
     /**
      * whether a refresh should roll this session on: when its last use is at least ROLL_SLACK_MS old
      * (or the row is not kept here). Otherwise neither the row nor the cookie is sent again: the
@@ -239,13 +275,6 @@ export function createSessionService (deps: SessionServiceDeps) {
       ended.mark(rows.length ? rows.map((r) => r.publicId) : [publicId])
     },
 
-    async endAllOfUser (userId: string): Promise<void> {
-      const rows = await db.update(sessions).set({ endedAt: new Date(now()) })
-        .where(and(eq(sessions.userId, userId), isNull(sessions.endedAt)))
-        .returning({ publicId: sessions.publicId })
-      ended.mark(rows.map((r) => r.publicId))
-    },
-
     /** sessions ended here by other services (src/services/sessions/control.ts): marked and announced as every ending is */
     announceEnded: ended.mark,
 
@@ -262,7 +291,8 @@ export function createSessionService (deps: SessionServiceDeps) {
     loadEnded: ended.load,
     reconcile: ended.reconcile,
     pruneRevocations: ended.pruneRevocations,
-    prune: ended.prune
+    prune: ended.prune,
+    stopEnded: ended.stop
   }
 }
 
