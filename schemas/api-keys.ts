@@ -2,6 +2,7 @@
 // issued (shown once) and as listed (never the key).
 import { Type, type Static } from '@sinclair/typebox'
 import { API_KEY_SCOPES } from '../src/plugins/route-config.ts'
+import { UuidSchema } from './common.ts'
 
 export const ApiKeyScopeSchema = Type.Union(API_KEY_SCOPES.map((s) => Type.Literal(s)), {
   title: 'ApiKeyScope',
@@ -47,4 +48,4 @@ export const ApiKeyListSchema = Type.Object({
   items: Type.Array(ApiKeySchema, { description: 'the keys not revoked (expired ones too), newest first' })
 }, { title: 'ApiKeyList' })
 
-export const ApiKeyIdParamsSchema = Type.Object({ id: Type.String({ format: 'uuid' }) })
+export const ApiKeyIdParamsSchema = Type.Object({ id: UuidSchema() })

@@ -1,5 +1,6 @@
 // Bodies and answers of /auth/*.
 import { Type, type Static } from '@sinclair/typebox'
+import { UuidSchema } from './common.ts'
 
 // E-mail addresses are trimmed and lower-cased before validation (see src/routes/accounts/normalize.ts).
 export const EmailSchema = Type.String({ format: 'email', minLength: 3, maxLength: 254 })
@@ -93,7 +94,7 @@ export const SessionListSchema = Type.Object({
 })
 export type SessionList = Static<typeof SessionListSchema>
 
-export const SessionIdParamsSchema = Type.Object({ id: Type.String({ format: 'uuid' }) })
+export const SessionIdParamsSchema = Type.Object({ id: UuidSchema() })
 
 export const PasswordChangeBodySchema = Type.Object({
   // the stored password is checked as sign-in checks it: any length it may have, up to the cap

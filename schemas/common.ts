@@ -5,11 +5,17 @@ export const SOURCES = ['ig', 'fb', 'tt', 'tw', 'li'] as const
 export const SourceSchema = Type.Union(SOURCES.map((s) => Type.Literal(s)), { title: 'Source', description: 'source network' })
 export type Source = Static<typeof SourceSchema>
 
-// A UUID as the database's uuid columns print it (users, reports): a string that is not one is never
-// looked up. `format: 'uuid'` in a schema also lets a `urn:uuid:` prefix through, and a Stripe
-// metadata field has no schema: the services check such ids with this.
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+// A UUID in the one form the service prints its ids (users, reports, sessions, keys): lowercase and
+// hyphenated. `format: 'uuid'` alone lets `urn:uuid:` through, which the database refuses (a 500),
+// and uppercase or braces, which the database reads but the in-memory views, keyed by the printed
+// form, would not find (docs/decisions.md, HTTP hardening). A Stripe metadata field has no schema:
+// the services check such ids with isUuid.
+const UUID_SOURCE = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+const UUID_PATTERN = new RegExp(UUID_SOURCE)
 export const isUuid = (value: string): boolean => UUID_PATTERN.test(value)
+
+/** a path, query or body parameter that names something by its id: the printed form only (400 otherwise) */
+export const UuidSchema = (options: { description?: string } = {}) => Type.String({ format: 'uuid', pattern: UUID_SOURCE, ...options })
 
 export const GeneralErrorSchema = Type.Object({
   code: Type.Integer({ description: 'HTTP status' }),
@@ -38,7 +44,7 @@ export const PageQuerySchema = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 })
 }, { additionalProperties: false })
 
-export const IdParamsSchema = Type.Object({ id: Type.String({ format: 'uuid' }) })
+export const IdParamsSchema = Type.Object({ id: UuidSchema() })
 
 // Errors Fastify answers before any handler runs, so every route of the kind has them, whether or not
 // it reads what they are about (the suite checks every response against the document: test/response-check.ts).

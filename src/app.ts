@@ -5,13 +5,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
 import type { MailService } from './services/accounts/mail.ts'
-import { genReqId, loggerOptions, requestLogger } from './logger.ts'
+import { genReqId, loggerOptions, requestLogger, RequestLines } from './logger.ts'
 import { createMetrics } from './services/operability/metrics.ts'
 
 import lifecyclePlugin from './plugins/lifecycle.ts'
 import requestIdPlugin from './plugins/request-id.ts'
 import dbPlugin from './plugins/db.ts'
 import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/errors.ts'
+import refusalLogPlugin from './plugins/refusal-log.ts'
+import bodyLimitsPlugin from './plugins/body-limits.ts'
 import securityPlugin from './plugins/security.ts'
 import eventsPlugin from './plugins/events.ts'
 import servicesPlugin from './plugins/services.ts'
@@ -21,6 +23,7 @@ import sessionCookiePlugin from './plugins/session-cookie.ts'
 import jwtPlugin from './plugins/jwt.ts'
 import originCheckPlugin from './plugins/origin-check.ts'
 import rateLimitPlugin from './plugins/rate-limit.ts'
+import authFailuresPlugin from './plugins/auth-failures.ts'
 import apiKeysPlugin from './plugins/api-keys.ts'
 import queuePlugin from './plugins/queue.ts'
 import staticPlugin from './plugins/static.ts'
@@ -79,6 +82,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     genReqId,
     // a request's logger is made when it first writes a line (src/logger.ts)
     childLoggerFactory: requestLogger,
+    // the completed-request line names the user (and the API key) a request acted as (src/logger.ts)
+    logController: new RequestLines(),
     // Fastify's own early errors (bad URL, unparsable HTTP/1.1) in the GeneralError shape too
     frameworkErrors,
     clientErrorHandler,
@@ -101,6 +106,10 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(lifecyclePlugin)
   await app.register(requestIdPlugin)
   await app.register(errorsPlugin)
+  // a refused authorization and a refused limit: a log line each (src/plugins/refusal-log.ts)
+  await app.register(refusalLogPlugin)
+  // a body over the limit: 413 before `100 Continue`, and a lingering close (src/plugins/body-limits.ts)
+  await app.register(bodyLimitsPlugin)
   await app.register(dbPlugin, { database: deps.database, url: config.databaseUrl, dataDir: config.dataDir, prepare: config.databasePrepare })
   await app.register(securityPlugin, {
     tls: config.tls.enabled,
@@ -130,6 +139,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(jwtPlugin, config.jwt)
   await app.register(originCheckPlugin, { allowedOrigins: [new URL(config.publicUrl).origin, ...config.corsOrigins] })
   await app.register(rateLimitPlugin, { limits: config.rateLimits, redisUrl: config.redisUrl })
+  await app.register(authFailuresPlugin, { limits: config.rateLimits })
   // the route flags (src/plugins/route-config.ts): each adds its hooks to the routes that ask, as they are registered
   await app.register(freshProofPlugin, { maxAgeS: config.stepUpMaxAgeS, now: deps.now })
   await app.register(idempotencyPlugin, { now: deps.now })

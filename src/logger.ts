@@ -112,6 +112,30 @@ export function loggerOptions (level: string, format: { pretty?: boolean } = {})
 const PRETTY = { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,reqId,req,res,responseTime', singleLine: true }
 
 /**
+ * Who a request acted as, for its log lines: the user's id once it authenticated, and an API key's
+ * id for a key's request. Never an e-mail address: an id leads to the account without putting
+ * personal data in the log (docs/operations.md, Logs).
+ */
+export function actorOf (request: FastifyRequest): { userId: string, keyId?: string } | undefined {
+  const user = (request as { user?: { id?: unknown, apiKey?: { id: string } } | null }).user
+  if (!user || typeof user.id !== 'string') return undefined
+  return user.apiKey ? { userId: user.id, keyId: user.apiKey.id } : { userId: user.id }
+}
+
+/**
+ * The request lines of the JSON log: Fastify's "incoming request" and "request completed", the
+ * completed line with the user's id (and an API key's) when the request authenticated.
+ */
+export class RequestLines extends LogController {
+  override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return
+    const line = { res: reply, responseTime: reply.elapsedTime, ...actorOf(request) }
+    if (error) reply.log.error({ ...line, err: error }, 'request errored')
+    else reply.log.info(line, 'request completed')
+  }
+}
+
+/**
  * The request lines when a person reads the log: one line per request, written when it is answered
  * (`GET /api/v1/auth/info 200 3.1 ms`), instead of Fastify's "incoming request" and "request
  * completed". JSON logs keep both: there a request that never finishes must still show up.
@@ -122,8 +146,9 @@ export class OneLineRequests extends LogController {
   override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return
     const line = `${request.method} ${redactUrl(request.url)} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms`
-    if (error) reply.log.error({ err: error, res: reply, responseTime: reply.elapsedTime }, line)
-    else reply.log.info({ res: reply, responseTime: reply.elapsedTime }, line)
+    const fields = { res: reply, responseTime: reply.elapsedTime, ...actorOf(request) }
+    if (error) reply.log.error({ ...fields, err: error }, line)
+    else reply.log.info(fields, line)
   }
 }
 

@@ -10,6 +10,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Forbidden } from '../errors.ts'
 import type { AuthUser } from './jwt.ts'
+import { refusedBecause } from './refusal-log.ts'
 
 async function apiKeysPlugin (app: FastifyInstance) {
   const { apiKeys } = app.services
@@ -20,15 +21,19 @@ async function apiKeysPlugin (app: FastifyInstance) {
 
   app.acceptApiKeys(async (request: FastifyRequest, reply: FastifyReply, key: string): Promise<AuthUser | null> => {
     let holder = apiKeys.known(key)
-    if (holder === undefined) holder = await apiKeys.load(key)
+    if (holder === undefined) {
+      // an address past its budget of failed authentications is refused before the lookup
+      app.refuseSpentAuthFailures(request, reply)
+      holder = await apiKeys.load(key)
+    }
     if (holder === null) return null
     const user: AuthUser = { id: holder.userId, sid: holder.id, expMs: holder.expMs, apiKey: holder }
     request.user = user
     await limit(request, reply)
     const scope = request.routeOptions.config.apiKeyScope
-    if (scope === undefined || !holder.scopes.includes(scope)) throw new Forbidden()
+    if (scope === undefined || !holder.scopes.includes(scope)) throw refusedBecause(new Forbidden(), 'key scope')
     return user
   })
 }
 
-export default fp(apiKeysPlugin, { name: 'api-keys', dependencies: ['jwt', 'rate-limit', 'services', 'sessions'] })
+export default fp(apiKeysPlugin, { name: 'api-keys', dependencies: ['jwt', 'rate-limit', 'auth-failures', 'services', 'sessions'] })

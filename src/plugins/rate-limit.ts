@@ -1,17 +1,19 @@
 // Rate limits (docs/decisions.md, Rate limits): a global budget per user or IP, named limiters that routes put in their
-// hooks, and a budget of failed authentications per IP. Counters live in Redis when REDIS_URL is set,
+// hooks (the budget of failed authentications per IP is src/plugins/auth-failures.ts). Counters live in Redis when REDIS_URL is set,
 // so every instance shares them, and in this process while Redis does not answer
 // (src/services/limits/store.ts): no limit is ever skipped. request.ip is the socket address unless the
 // peer is a trusted proxy (TRUST_PROXY), so a spoofed X-Forwarded-For buys no fresh budget; every
 // per-IP key groups IPv6 by /64, and by /48 where one floods (src/services/limits/client-address.ts).
+// Every 429 names its limiter and the kind of key it counts for the `rate limit refused` line
+// (src/plugins/refusal-log.ts).
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
 import { Redis } from 'ioredis'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
-import { statusMessages, TooManyRequests } from '../errors.ts'
 import { clientAddresses } from '../services/limits/client-address.ts'
 import { createLimitStores } from '../services/limits/store.ts'
+import { limitRefused, type KeyKind } from './refusal-log.ts'
 
 export interface LimitOptions {
   /** distinguishes this limiter's counters from the others' */
@@ -20,6 +22,8 @@ export interface LimitOptions {
   timeWindow: string | number
   /** the key counted; undefined counts the client address */
   key: (request: FastifyRequest) => string | undefined
+  /** what the key counts, for the log (never the key itself): 'user' unless given; 'ip' when it is the client address */
+  keyKind?: KeyKind
 }
 
 type LimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
@@ -42,8 +46,6 @@ export const clientOf = (request: FastifyRequest) => request.server.clientKeyOf(
 export interface RateLimitPluginOptions { limits: Config['rateLimits'], redisUrl: string }
 
 const HOUR = 3600_000
-const AUTH_FAILURE_WINDOW = 15 * 60_000
-const TOO_MANY_BODY = JSON.stringify({ code: 429, message: statusMessages[429] })
 // the headers an API key's answers carry (RateLimit-Limit, -Remaining, -Reset in seconds; Retry-After on 429)
 const KEY_LIMIT_HEADERS = { rateLimit: 'ratelimit-limit', rateRemaining: 'ratelimit-remaining', rateReset: 'ratelimit-reset', retryAfter: 'retry-after' }
 const allOf = (labels: Record<string, string>) => Object.fromEntries(Object.values(labels).map((h) => [h, true]))
@@ -96,7 +98,7 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
     // already holds, so the counter's lookup builds and hashes no new key.
     keyGenerator: (request) => request.user?.id ?? `ip:${clientOf(request)}`,
     store: stores.Store as never,
-    errorResponseBuilder: () => new TooManyRequests()
+    errorResponseBuilder: (request) => limitRefused('global', request.user ? 'user' : 'ip')
   })
 
   function limiter (limit: LimitOptions): LimitHook {
@@ -105,11 +107,13 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
       timeWindow: limit.timeWindow,
       keyGenerator: (request: FastifyRequest) => `${limit.name}:${limit.key(request) ?? clientOf(request)}`
     })
+    const kind = (request: FastifyRequest): KeyKind =>
+      limit.key === clientOf || limit.key(request) === undefined ? 'ip' : limit.keyKind ?? 'user'
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const result = await check(request)
       if (!result.isAllowed && result.isExceeded) {
         reply.header('retry-after', String(Math.max(1, result.ttlInSeconds)))
-        throw new TooManyRequests()
+        throw limitRefused(limit.name, kind(request))
       }
     }
   }
@@ -120,7 +124,7 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
   // (src/plugins/api-keys.ts) rather than by the routes' hooks. A handler of app.rateLimit marks the
   // request as limited, so the global budget's preHandler passes it by: a key never spends its
   // owner's budget, and a person's request runs exactly what it ran without keys. The handler writes
-  // the headers its labels name; on 429 it throws the global TooManyRequests.
+  // the headers its labels name; on 429 it throws the key's own limitRefused.
   const handlerOf = (app as unknown as { rateLimit: (options: Record<string, unknown>) => LimitHook }).rateLimit
   app.decorate('apiKeyLimit', handlerOf({
     max: limits.apiKey,
@@ -129,33 +133,10 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
     // hashed anew on every lookup
     keyGenerator: (request: FastifyRequest) => request.user.apiKey!.id,
     labels: KEY_LIMIT_HEADERS,
+    errorResponseBuilder: () => limitRefused('api-key', 'key'),
     addHeaders: allOf(KEY_LIMIT_HEADERS),
     addHeadersOnExceeding: allOf(KEY_LIMIT_HEADERS)
   }))
-
-  // Failed authentication: every 401 counts against its client address. Past the budget, what would
-  // have been a 401 is answered 429 with Retry-After instead; a request that authenticates is
-  // neither counted nor refused, so a guesser sharing an address (NAT) cannot lock its users out.
-  const authFailures = app.createRateLimit({
-    max: limits.authFailuresIp,
-    timeWindow: AUTH_FAILURE_WINDOW,
-    keyGenerator: (request: FastifyRequest) => `auth-fail:${clientOf(request)}`
-  })
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (reply.statusCode !== 401) {
-      done(null, payload)
-      return
-    }
-    authFailures(request).then((result) => {
-      if (result.isAllowed || !result.isExceeded) {
-        done(null, payload)
-        return
-      }
-      reply.code(429).header('retry-after', String(Math.max(1, result.ttlInSeconds)))
-      reply.header('content-type', 'application/json; charset=utf-8')
-      done(null, TOO_MANY_BODY)
-    }, (err: Error) => done(err))
-  })
 }
 
 export default fp(rateLimitPlugin, { name: 'rate-limit', dependencies: ['jwt', 'metrics'] })

@@ -54,7 +54,9 @@ interface Who { auth: Record<string, string>, cookie: string }
 
 function requestArbitrary (routes: Array<{ method: string, path: string }>, a: Who, victimReportId: string) {
   const paramValue = fc.oneof(
-    fc.constantFrom(victimReportId, '00000000-0000-0000-0000-000000000000', 'not-a-uuid', '..', '%2e%2e', '%00', '%zz', 'a'.repeat(200)),
+    fc.constantFrom(victimReportId, '00000000-0000-0000-0000-000000000000', 'not-a-uuid', '..', '%2e%2e', '%00', '%zz', 'a'.repeat(200),
+      // other spellings of a UUID (test/fuzz/id-params.test.ts sends each to every id parameter)
+      `urn%3Auuid%3A${victimReportId}`, `%7B${victimReportId}%7D`, victimReportId.toUpperCase()),
     hostileString.map((s) => enc(s.slice(0, 300)))
   )
   const knownPath = fc.tuple(fc.constantFrom(...routes), paramValue).map(([r, p]) => ({ method: r.method, path: r.path.replace(/:[A-Za-z]+/g, p) }))

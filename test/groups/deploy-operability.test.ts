@@ -6,5 +6,6 @@ await runGroup([
   'deploy/container-files.test.ts',
   'operability/health.test.ts',
   'operability/metrics.test.ts',
-  'operability/log-leaks.test.ts'
+  'operability/log-leaks.test.ts',
+  'operability/refusal-log.test.ts'
 ])

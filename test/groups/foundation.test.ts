@@ -10,6 +10,7 @@ await runGroup([
   'foundation/prepared-statements.test.ts',
   'limits/store.test.ts',
   'foundation/request-logger.test.ts',
+  'foundation/body-limits.test.ts',
   'foundation/terminal-logging.test.ts',
   'foundation/view-cache.test.ts',
   'engine/tree.test.ts',

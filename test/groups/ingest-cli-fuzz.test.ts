@@ -5,6 +5,7 @@ await runGroup([
   'ingest/cli.test.ts',
   'fuzz/ingest.test.ts',
   'fuzz/routes.test.ts',
+  'fuzz/id-params.test.ts',
   'openapi/generators.test.ts',
   'openapi/openapi.test.ts',
   'openapi/response-check.test.ts'

@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, FormResultSchema } from '../../../schemas/common.ts'
 import { AccountDeleteBodySchema, PasswordChangeBodySchema } from '../../../schemas/auth.ts'
-import { TooManyRequests, Unauthorized } from '../../errors.ts'
+import { Unauthorized } from '../../errors.ts'
+import { limitRefused } from '../../plugins/refusal-log.ts'
 import { COOKIE_PATH, SESSION_COOKIE } from '../../plugins/session-cookie.ts'
 import type { Config } from '../../config.ts'
 import { requestMeta } from './normalize.ts'
@@ -38,7 +39,7 @@ const accountRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
     if (outcome.status === 'unknown') throw new Unauthorized()
     if (outcome.status === 'locked') {
       reply.header('retry-after', String(outcome.retryAfter))
-      throw new TooManyRequests()
+      throw limitRefused('signin-backoff', 'email')
     }
     return outcome
   })

@@ -1,7 +1,8 @@
 // The answers of a refused proof of the account's owner (a password or a Google credential), the same
 // wherever one is asked for: deleting the account and renewing a session's proof.
 import type { FastifyReply } from 'fastify'
-import { BadRequest, ProofRefused, TooManyRequests, Unauthorized } from '../../errors.ts'
+import { BadRequest, ProofRefused, Unauthorized } from '../../errors.ts'
+import { limitRefused } from '../../plugins/refusal-log.ts'
 import { PROOF_MESSAGES, type ProofOutcome } from '../../services/accounts/owner-proof.ts'
 
 /** throws the answer of a proof that did not prove the owner; returns for any other outcome */
@@ -12,6 +13,6 @@ export function refuseUnproved (outcome: ProofOutcome | { status: 'deleted' }, r
     case 'refused': throw new ProofRefused(outcome.message)
     case 'locked':
       reply.header('retry-after', String(outcome.retryAfter))
-      throw new TooManyRequests()
+      throw limitRefused('signin-backoff', 'email')
   }
 }

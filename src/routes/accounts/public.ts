@@ -2,12 +2,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, FormResultSchema, PARAM_ERRORS, SuccessSchema } from '../../../schemas/common.ts'
 import { HashParamsSchema, SigninBodySchema, SignupBodySchema } from '../../../schemas/auth.ts'
-import { notFound, TooManyRequests } from '../../errors.ts'
+import { notFound } from '../../errors.ts'
 import { normalizeEmail, requestMeta } from './normalize.ts'
 import { startSession } from '../sessions/start.ts'
 import { MESSAGES } from '../../services/accounts/index.ts'
 import type { Config } from '../../config.ts'
 import { clientOf } from '../../plugins/rate-limit.ts'
+import { limitRefused } from '../../plugins/refusal-log.ts'
 
 const formResponses = { 200: FormResultSchema, ...errorResponses(...BODY_ERRORS, 429, 500, 503) }
 const MINUTE = 60_000
@@ -20,7 +21,7 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
 
   const signinPerIp = app.limiter({ name: 'signin-ip', max: limits.signinIp, timeWindow: MINUTE, key: clientOf })
   const signinPerEmail = app.limiter({
-    name: 'signin-email', max: limits.signinEmail, timeWindow: 15 * MINUTE, key: (r) => (r.body as { email: string }).email
+    name: 'signin-email', max: limits.signinEmail, timeWindow: 15 * MINUTE, key: (r) => (r.body as { email: string }).email, keyKind: 'email'
   })
   const signupPerIp = app.limiter({ name: 'signup-ip', max: limits.signupIp, timeWindow: 60 * MINUTE, key: clientOf })
 
@@ -36,7 +37,7 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
     if (!outcome.ok) {
       if ('retryAfter' in outcome) {
         reply.header('retry-after', String(outcome.retryAfter))
-        throw new TooManyRequests()
+        throw limitRefused('signin-backoff', 'email')
       }
       return { status: 'error' as const, fieldError: outcome.fieldError }
     }

@@ -18,7 +18,7 @@ const recoveryRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app
 
   const perIp = app.limiter({ name: 'recovery-ip', max: limits.recoveryIp, timeWindow: HOUR, key: clientOf })
   const perEmail = app.limiter({
-    name: 'recovery-email', max: limits.recoveryEmail, timeWindow: HOUR, key: (r) => (r.body as { email: string }).email
+    name: 'recovery-email', max: limits.recoveryEmail, timeWindow: HOUR, key: (r) => (r.body as { email: string }).email, keyKind: 'email'
   })
 
   app.post('/recovery', {

@@ -88,6 +88,9 @@ const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app,
   })
 
   app.post('/', {
+    // the body is streamed and counted by spool(); the route's limit tells an `Expect: 100-continue`
+    // client its answer before it sends (src/plugins/body-limits.ts)
+    bodyLimit: limit,
     schema: {
       operationId: 'ingestFeed',
       tags: ['ingest'],

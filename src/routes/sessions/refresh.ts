@@ -7,6 +7,7 @@ import { Unauthorized } from '../../errors.ts'
 import type { CookieSession } from '../../plugins/session-cookie.ts'
 import type { Config } from '../../config.ts'
 import { clientOf } from '../../plugins/rate-limit.ts'
+import { limitRefused } from '../../plugins/refusal-log.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -34,7 +35,8 @@ const refreshRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
       rateLimit: {
         max: config.rateLimits.refresh,
         timeWindow: 60_000,
-        keyGenerator: (r) => `refresh:${r.cookieSession?.session.publicId ?? clientOf(r)}`
+        keyGenerator: (r) => `refresh:${r.cookieSession?.session.publicId ?? clientOf(r)}`,
+        errorResponseBuilder: (r) => limitRefused('refresh', r.cookieSession ? 'session' : 'ip')
       }
     },
     onRequest: [
@@ -51,6 +53,8 @@ const refreshRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
       throw new Unauthorized()
     }
     const { userId, publicId } = found.session
+    // the request's log line names the user it refreshed for (src/logger.ts)
+    request.user = { id: userId, sid: publicId }
     return { status: 'success' as const, token: app.issueToken({ id: userId, sid: publicId }) }
   })
 }

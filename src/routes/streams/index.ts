@@ -8,7 +8,8 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { errorResponses, PARAM_ERRORS } from '../../../schemas/common.ts'
 import { SSE_RETRY_MS, SseStreamSchema, type SseStatusData } from '../../../schemas/sse.ts'
-import { TooManyRequests, Unauthorized } from '../../errors.ts'
+import { Unauthorized } from '../../errors.ts'
+import { limitRefused } from '../../plugins/refusal-log.ts'
 import { UNMATCHED_ROUTE } from '../../plugins/metrics.ts'
 import { openStream, type StreamHeaders } from './stream.ts'
 
@@ -78,7 +79,7 @@ const sseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // no await between this check and prepare(), which counts the stream before its first one
     if (hub.full(userId)) {
       reply.header('retry-after', String(FULL_RETRY_AFTER_S))
-      throw new TooManyRequests()
+      throw limitRefused('sse-streams', 'user')
     }
     const initial: SseStatusData = { reportId: report.id, status: report.status, progress: report.progress, stage: null }
     const prepared = await hub.prepare(report.id, {
