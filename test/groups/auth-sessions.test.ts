@@ -1,4 +1,4 @@
-// Sign-in tokens, refresh and sign-out, revocation, limits without Redis.
+// Sign-in tokens, refresh and sign-out, revocation, limits without Redis, second factors and the session's level.
 import { runGroup } from '../group.ts'
 
 await runGroup([
@@ -7,5 +7,8 @@ await runGroup([
   'sessions/refresh-signout.test.ts',
   'sessions/tokens.test.ts',
   'sessions/revocation.test.ts',
-  'limits/redis-down.test.ts'
+  'limits/redis-down.test.ts',
+  'mfa/totp.test.ts',
+  'mfa/enrol.test.ts',
+  'mfa/levels.test.ts'
 ])
