@@ -16,10 +16,10 @@ declare module 'fastify' {
 export type SigninMethod = 'password' | 'google'
 
 /**
- * aal: the level the session starts at, 1 for an account with a second factor (none without one:
- * docs/decisions.md, Second factors)
+ * aal: the level the session starts at, 1 for an account with a second factor signing in with one
+ * factor (none without one: docs/decisions.md, Second factors)
  */
-export async function startSession (request: FastifyRequest, userId: string, opts: { remember?: boolean, method: SigninMethod, aal?: 1 }): Promise<AuthUser> {
+export async function startSession (request: FastifyRequest, userId: string, opts: { remember?: boolean, method: SigninMethod, aal?: 1 | 2 }): Promise<AuthUser> {
   // Only signed-in sessions are stored, so a session with a publicId came from the store (a cookie of
   // a live session): it gets a new id and the old one ends. Any other session was made for this
   // request, with an id @fastify/session just generated (a planted cookie of an unknown session is
