@@ -16,6 +16,7 @@ import { createReportService, REPORT_CHANGED_CHANNEL } from '../services/reports
 import { createRecoveryService } from '../services/accounts/recovery.ts'
 import { createGoogleAccountService, createGoogleService } from '../services/accounts/google.ts'
 import { createSessionControl } from '../services/sessions/control.ts'
+import { createCredentialChanges } from '../services/sessions/credential-change.ts'
 import { createPasswordChangeService } from '../services/accounts/password-change.ts'
 import { createPasswordProof } from '../services/accounts/password-proof.ts'
 import { createAccountDeletionService } from '../services/accounts/deletion.ts'
@@ -53,22 +54,22 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const reports = createReportService({ database, queue: app.queue.reports, now, accountChanges })
   const announceEnded = async (publicIds: string[]) => { sessions.announceEnded(publicIds) }
   const sessionControl = createSessionControl({ database, announceEnded, now })
-  // A credential of the account changed (a second factor gained or removed): every session but the
-  // one that made the change ends, as they proved what is no longer the account's proof
-  // (docs/decisions.md, Second factors).
-  const credentialChanged = async (userId: string, keepPublicId: string): Promise<void> => {
-    await sessionControl.endOthers(userId, keepPublicId)
-  }
-  const recovery = createRecoveryService({ database, passwords, mail, audit, endSessionsOfUser: sessions.endAllOfUser, accountChanges, now, publicUrl: config.publicUrl })
+  // every credential change goes through credentials.change (docs/decisions.md, Credential versions)
+  const credentials = createCredentialChanges({ database, announceEnded, now })
+  const recovery = createRecoveryService({
+    database, passwords, mail, audit, changeCredential: credentials.change, accountChanges, now, publicUrl: config.publicUrl
+  })
   const google = createGoogleService(config.google)
   const googleAccounts = createGoogleAccountService({
     database, audit, mail, accountChanges, now,
-    endPasswordSessionsOfUser: async (userId) => { await sessionControl.endPasswordSessions(userId) },
+    changeCredential: credentials.change,
     signupFreeReports: config.signupFreeReports
   })
   // the current password is checked by sign-in's own check, backoff and all
   const checkPassword = accounts.signin
-  const passwordChange = createPasswordChangeService({ database, passwords, mail, audit, sessionControl, checkPassword, accountChanges })
+  const passwordChange = createPasswordChangeService({
+    database, passwords, mail, audit, sessionControl, checkPassword, accountChanges, changeCredential: credentials.change
+  })
   const passwordProof = createPasswordProof({ database, now })
   const secondFactor = createSecondFactorCheck({ database, mfa, audit, claimAttempt: accounts.claimAttempt, clearAttempts: accounts.clearAttempts })
   const checkCode = (userId: string, code: string, meta: RequestMeta) => secondFactor.checkCode(userId, code, 'code', meta)
@@ -95,8 +96,7 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   })
   return {
     passwords, mail, audit, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
-    sessionControl, passwordChange, passwordProof, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor,
-    credentialChanged
+    sessionControl, credentials, passwordChange, passwordProof, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor
   }
 }
 
