@@ -47,7 +47,7 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
     database, now, encryptionKey: config.mfa.encryptionKey, previousKeys: config.mfa.previousKeys, changed: accountChanges.changed
   })
   const accounts = createAccountService({
-    database, passwords, captcha, mail, audit, promocodes, accountChanges, mfa, now,
+    database, passwords, captcha, mail, audit, promocodes, accountChanges, now,
     publicUrl: config.publicUrl,
     signupFreeReports: config.signupFreeReports
   })

@@ -4,15 +4,26 @@
 //
 // Every write here changes what GET /auth/info shows: the writer tells `changed` before it answers
 // (this process's views), and the tables' trigger (drizzle/0011) tells every other process.
-import { and, count, eq, isNotNull, isNull, lt, or } from 'drizzle-orm'
+import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
+import type { AnyPgColumn } from 'drizzle-orm/pg-core'
 import type { Database, Db } from '../../db/client.ts'
 import { mfaRecoveryCodes, mfaTotp, passkeys } from '../../db/schema.ts'
 import { hashRecoveryCode, newRecoveryCodes } from './recovery-codes.ts'
 import { createSealer } from './sealing.ts'
 import { matchingStep, newTotpSecret, normalizeCode, otpauthUrl } from './totp.ts'
 
-/** what GET /auth/info shows of an account's second factors */
-export interface MfaStatus { totp: boolean, passkeys: number, recoveryCodesLeft: number }
+/**
+ * What GET /auth/info shows of an account's second factors, as columns of the query that reads its
+ * users row (`userId`: that row's id column): the account view loads in the round trips it took
+ * before second factors existed.
+ */
+export function mfaStatusColumns (userId: AnyPgColumn) {
+  return {
+    totp: sql<boolean>`exists(select 1 from ${mfaTotp} where ${mfaTotp.userId} = ${userId} and ${mfaTotp.confirmedAt} is not null)`,
+    passkeys: sql<number>`(select count(*) from ${passkeys} where ${passkeys.userId} = ${userId})::int`,
+    recoveryCodesLeft: sql<number>`(select count(*) from ${mfaRecoveryCodes} where ${mfaRecoveryCodes.userId} = ${userId} and ${mfaRecoveryCodes.usedAt} is null)::int`
+  }
+}
 
 export interface MfaServiceDeps {
   database: Database
@@ -57,15 +68,6 @@ export function createMfaService (deps: MfaServiceDeps) {
     /** the level a sign-in of this account starts at: 1 with a second factor, none (undefined) without */
     async signinLevel (userId: string): Promise<1 | undefined> {
       return await hasFactor(userId) ? 1 : undefined
-    },
-
-    async status (userId: string): Promise<MfaStatus> {
-      const [[totp], [keys], [codes]] = await Promise.all([
-        db.select({ userId: mfaTotp.userId }).from(mfaTotp).where(confirmedTotp(userId)),
-        db.select({ n: count() }).from(passkeys).where(eq(passkeys.userId, userId)),
-        db.select({ n: count() }).from(mfaRecoveryCodes).where(and(eq(mfaRecoveryCodes.userId, userId), isNull(mfaRecoveryCodes.usedAt)))
-      ])
-      return { totp: totp !== undefined, passkeys: keys?.n ?? 0, recoveryCodesLeft: codes?.n ?? 0 }
     },
 
     /**
