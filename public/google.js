@@ -5,6 +5,7 @@
 // (deleting the account, renewing a session's proof) asks the server for a nonce first and gives it to
 // GIS, which signs it into the credential: the server accepts a proof only with a nonce it issued.
 import * as api from './api.js'
+import { secondFactorForm } from './views/second-factor.js'
 import { errorText, h } from './dom.js'
 
 const GIS_SRC = 'https://accounts.google.com/gsi/client'
@@ -72,7 +73,10 @@ export function googleSignIn (clientId, onSignedIn) {
     message.textContent = ''
     try {
       const result = await api.googleSignIn({ clientId: response.clientId ?? clientId, credential: response.credential, select_by: response.select_by })
-      if (result.status === 'success') return onSignedIn({ google: true, isNewUser: result.isNewUser })
+      const signedIn = () => onSignedIn({ google: true, isNewUser: result.isNewUser })
+      // an account with a second factor: its code first, in this block's place
+      if (result.status === 'success' && result.mfaRequired) return node.replaceChildren(secondFactorForm(signedIn, () => location.reload()))
+      if (result.status === 'success') return signedIn()
       message.textContent = result.fieldError.message
     } catch (err) {
       message.textContent = errorText(err)

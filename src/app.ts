@@ -55,6 +55,8 @@ import linkPageRoutes from './routes/dashboard/link-pages.ts'
 import imageRoutes from './routes/images/index.ts'
 import webhookRoutes from './routes/webhooks/index.ts'
 import apiKeyRoutes from './routes/api-keys/index.ts'
+import totpRoutes from './routes/mfa/totp.ts'
+import mfaVerifyRoutes from './routes/mfa/verify.ts'
 
 export const API_PREFIX = '/api/v1'
 
@@ -160,6 +162,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     await api.register(accountRoutes, { prefix: '/auth', config })
     await api.register(reauthenticateRoutes, { prefix: '/auth', config })
     await api.register(googleNonceRoutes, { prefix: '/auth' })
+    await api.register(totpRoutes, { prefix: '/auth', config })
+    await api.register(mfaVerifyRoutes, { prefix: '/auth' })
     await api.register(apiKeyRoutes, { prefix: '/auth' })
     await api.register(reportRoutes, { prefix: '/report' })
     await api.register(reportExportRoutes, { prefix: '/report' })

@@ -3,6 +3,7 @@ import * as api from '../api.js'
 import { errorText, h, setTitle } from '../dom.js'
 import { field, formHelpers, formStatus, PASSWORD_HINT, passwordInput } from '../forms.js'
 import { googleSignIn } from '../google.js'
+import { secondFactorForm } from './second-factor.js'
 
 // CAPTCHA: in development the server runs with CAPTCHA=off and accepts any non-empty token, so the
 // page sends this fixed string. A production deployment embeds the provider's widget (Turnstile,
@@ -26,12 +27,19 @@ export function signInForm (onSignedIn, { onForgot, prefix = 'signin', email: kn
     onForgot ? h('p', { class: 'form-links' }, h('button', { type: 'button', class: 'link', id: 'forgot-link', onClick: onForgot }, 'Forgot your password?')) : null
   )
   const f = formHelpers(el, prefix)
+  // the account has a second factor: the code form takes the password form's place until verified
+  const askSecondFactor = () => {
+    password.value = ''
+    const second = secondFactorForm(() => onSignedIn({}), () => { second.replaceWith(el); password.focus() })
+    el.replaceWith(second)
+  }
   el.addEventListener('submit', async (event) => {
     event.preventDefault()
     f.clear()
     f.busy(true, 'Signing in…')
     try {
       const result = await api.signIn(email.value.trim(), password.value, remember.checked)
+      if (result.status === 'success' && result.mfaRequired) return askSecondFactor()
       if (result.status === 'success') return onSignedIn({})
       f.showField(result.fieldError)
     } catch (err) {

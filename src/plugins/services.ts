@@ -6,7 +6,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.ts'
 import { createAccountService } from '../services/accounts/index.ts'
-import { createAuditService, createEmailHasher } from '../services/accounts/audit.ts'
+import { createAuditService, createEmailHasher, type RequestMeta } from '../services/accounts/audit.ts'
 import { createBillingService } from '../services/billing/index.ts'
 import { createCaptchaService } from '../services/accounts/captcha.ts'
 import { createMailService, type MailService } from '../services/accounts/mail.ts'
@@ -26,6 +26,8 @@ import { createImageService } from '../services/images/index.ts'
 import { createOutboundFetch } from '../services/outbound/fetch.ts'
 import { createWebhookService } from '../services/webhooks/index.ts'
 import { createApiKeyService } from '../services/api-keys/index.ts'
+import { createMfaService } from '../services/mfa/index.ts'
+import { createSecondFactorCheck } from '../services/accounts/second-factor.ts'
 
 const AUDIT_PRUNE_MS = 3600_000
 
@@ -45,6 +47,9 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const emailHasher = createEmailHasher(config.mfa)
   const captcha = createCaptchaService(config.captcha)
   const promocodes = createPromocodeService({ db: database.db, now })
+  const mfa = createMfaService({
+    database, now, encryptionKey: config.mfa.encryptionKey, previousKeys: config.mfa.previousKeys, changed: accountChanges.changed
+  })
   const accounts = createAccountService({
     database, passwords, captcha, mail, audit, promocodes, accountChanges, now,
     publicUrl: config.publicUrl,
@@ -71,7 +76,9 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   })
   const passwordProof = createPasswordProof({ database, now })
   const googleNonces = createGoogleNonces({ database, now })
-  const ownerProof = createOwnerProof({ database, passwords, checkPassword, verifyGoogle: google.verify, googleNonces, now })
+  const secondFactor = createSecondFactorCheck({ database, mfa, audit, claimAttempt: accounts.claimAttempt, clearAttempts: accounts.clearAttempts })
+  const checkCode = (userId: string, code: string, meta: RequestMeta) => secondFactor.checkCode(userId, code, 'code', meta)
+  const ownerProof = createOwnerProof({ database, passwords, checkPassword, checkCode, verifyGoogle: google.verify, googleNonces, now })
   const accountDeletion = createAccountDeletionService({
     database, ownerProof, announceEnded, accountChanges, now, audit, emailHasher,
     stripe: config.stripe,
@@ -94,7 +101,7 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   })
   return {
     passwords, mail, audit, emailHasher, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
-    sessionControl, credentials, passwordChange, passwordProof, googleNonces, ownerProof, accountDeletion, images, webhooks, apiKeys
+    sessionControl, credentials, passwordChange, passwordProof, googleNonces, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor
   }
 }
 

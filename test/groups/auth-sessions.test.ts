@@ -1,4 +1,5 @@
-// Sign-in tokens, refresh and sign-out, revocation, credential versions, limits without Redis.
+// Sign-in tokens, refresh and sign-out, revocation, credential versions, limits without Redis, second
+// factors and the session's level.
 import { runGroup } from '../group.ts'
 
 await runGroup([
@@ -9,5 +10,8 @@ await runGroup([
   'sessions/revocation.test.ts',
   'sessions/revocation-cursor.test.ts',
   'sessions/credential-versions.test.ts',
-  'limits/redis-down.test.ts'
+  'limits/redis-down.test.ts',
+  'mfa/totp.test.ts',
+  'mfa/enrol.test.ts',
+  'mfa/levels.test.ts'
 ])

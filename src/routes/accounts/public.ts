@@ -14,7 +14,7 @@ const formResponses = { 200: FormResultSchema, ...errorResponses(...BODY_ERRORS,
 const MINUTE = 60_000
 
 const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
-  const { accounts, passwordProof } = app.services
+  const { accounts, mfa, passwordProof } = app.services
   const limits = config.rateLimits
   // sign-in starts a session (src/plugins/session-cookie.ts)
   await app.register(app.sessionCookie)
@@ -41,13 +41,16 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
       }
       return { status: 'error' as const, fieldError: outcome.fieldError }
     }
-    const user = await startSession(request, outcome.userId, { remember, method: 'password', credentialVersion: outcome.credentialVersion })
+    // an account with a second factor starts at level 1 (docs/decisions.md, Second factors)
+    const aal = await mfa.signinLevel(outcome.userId)
+    const user = await startSession(request, outcome.userId, { remember, method: 'password', credentialVersion: outcome.credentialVersion, aal })
     if (!user) {
       // the password it proved was changed meanwhile: it is no longer the password
       await accounts.signinRefused(outcome.userId, requestMeta(request))
       return { status: 'error' as const, fieldError: { field: 'password' as const, message: MESSAGES.wrongCredentials } }
     }
-    return token === true ? { status: 'success' as const, token: app.issueToken(user) } : { status: 'success' as const }
+    const answer = aal === undefined ? { status: 'success' as const } : { status: 'success' as const, mfaRequired: true }
+    return token === true ? { ...answer, token: app.issueToken(user) } : answer
   })
 
   app.post('/signup', {

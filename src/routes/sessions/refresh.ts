@@ -8,6 +8,7 @@ import type { CookieSession } from '../../plugins/session-cookie.ts'
 import type { Config } from '../../config.ts'
 import { clientOf } from '../../plugins/rate-limit.ts'
 import { limitRefused } from '../../plugins/refusal-log.ts'
+import { refuseLevelOne } from '../../plugins/jwt.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,16 +47,18 @@ const refreshRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
   }, async (request, reply) => {
     const found = request.cookieSession
     if (!found) throw new Unauthorized()
+    // a session at level 1 proves its second factor first (POST /auth/mfa/verify answers the token then)
+    if (found.session.aal === 1) refuseLevelOne(request)
     // Rolling expiry, at most once a minute (src/services/sessions/store.ts): the row and the cookie are
     // written again only then. A cookie signed with a rotated-out secret is sent again signed with
     // the current one.
     if ((app.sessions.rollDue(found.session.sid) || found.renew) && !await app.rollSessionCookie(reply, found)) {
       throw new Unauthorized()
     }
-    const { userId, publicId } = found.session
+    const { userId, publicId, aal } = found.session
     // the request's log line names the user it refreshed for (src/logger.ts)
-    request.user = { id: userId, sid: publicId }
-    return { status: 'success' as const, token: app.issueToken({ id: userId, sid: publicId }) }
+    request.user = { id: userId, sid: publicId, aal }
+    return { status: 'success' as const, token: app.issueToken({ id: userId, sid: publicId, aal }) }
   })
 }
 

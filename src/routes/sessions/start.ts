@@ -20,9 +20,11 @@ export type SigninMethod = 'password' | 'google'
  * The signed-in session of `userId`, or null when the credential its sign-in proved changed before
  * the session could be written (opts.credentialVersion: the users.credential_version read with that
  * credential; docs/decisions.md, Credential versions): the caller answers as a failed sign-in.
+ * opts.aal: the level the session starts at, 1 for an account with a second factor signing in with one
+ * factor (none without one: docs/decisions.md, Second factors).
  */
 export async function startSession (request: FastifyRequest, userId: string,
-  opts: { remember?: boolean, method: SigninMethod, credentialVersion: number }): Promise<AuthUser | null> {
+  opts: { remember?: boolean, method: SigninMethod, credentialVersion: number, aal?: 1 | 2 }): Promise<AuthUser | null> {
   // Only signed-in sessions are stored, so a session with a publicId came from the store (a cookie of
   // a live session): it gets a new id and the old one ends. Any other session was made for this
   // request, with an id @fastify/session just generated (a planted cookie of an unknown session is
@@ -31,7 +33,8 @@ export async function startSession (request: FastifyRequest, userId: string,
   request.session.set('userId', userId)
   request.session.set('publicId', randomUUID())
   request.session.set('signin', {
-    method: opts.method, userAgent: userAgentOf(request.headers['user-agent']), ipPrefix: ipPrefix(request.ip), credentialVersion: opts.credentialVersion
+    method: opts.method, userAgent: userAgentOf(request.headers['user-agent']), ipPrefix: ipPrefix(request.ip), credentialVersion: opts.credentialVersion,
+    ...(opts.aal ? { aal: opts.aal } : {})
   })
   if (opts.remember === false) request.session.options({ maxAge: 0 })
   try {
@@ -42,5 +45,5 @@ export async function startSession (request: FastifyRequest, userId: string,
     await request.session.regenerate()
     return null
   }
-  return { id: userId, sid: request.session.publicId! }
+  return opts.aal ? { id: userId, sid: request.session.publicId!, aal: opts.aal } : { id: userId, sid: request.session.publicId! }
 }

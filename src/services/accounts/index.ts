@@ -14,6 +14,7 @@ import type { PromocodeService } from '../billing/promocodes.ts'
 import { currentSubscription } from '../billing/subscription-state.ts'
 import { createViewCache } from '../caches/view-cache.ts'
 import type { AccountChanges } from './changes.ts'
+import { mfaStatusColumns } from '../mfa/index.ts'
 
 export const CONFIRM_TTL_MS = 7 * 24 * 3600 * 1000
 /** the NOTIFY channel of drizzle/0003's triggers: a user id whose row or subscriptions changed */
@@ -113,8 +114,9 @@ export function createAccountService (deps: Deps) {
   }
 
   async function loadInfo (userId: string) {
-    const [user] = await db.select().from(users).where(eq(users.id, userId))
-    if (!user) return null
+    const [row] = await db.select({ user: users, mfa: mfaStatusColumns(users.id) }).from(users).where(eq(users.id, userId))
+    if (!row) return null
+    const { user, mfa } = row
     const subscription = await currentSubscription(db, userId)
     return {
       id: user.id,
@@ -126,6 +128,7 @@ export function createAccountService (deps: Deps) {
       ...(user.promocode !== null ? { promocode: user.promocode } : {}),
       reportCredits: user.reportCredits,
       subscription,
+      mfa,
       createdAt: user.createdAt.toISOString()
     }
   }
@@ -241,7 +244,11 @@ export function createAccountService (deps: Deps) {
     },
 
     /** what GET /auth/info shows, from memory while the account is unchanged */
-    info: (userId: string) => infoView.get(userId)
+    info: (userId: string) => infoView.get(userId),
+
+    /** the sign-in's backoff, for the second factor's codes (./second-factor.ts) */
+    claimAttempt,
+    async clearAttempts (email: string): Promise<void> { await clearFailures.execute({ email }) }
   }
 }
 
