@@ -24,6 +24,7 @@ import { createImageService } from '../services/images/index.ts'
 import { createOutboundFetch } from '../services/outbound/fetch.ts'
 import { createWebhookService } from '../services/webhooks/index.ts'
 import { createApiKeyService } from '../services/api-keys/index.ts'
+import { createPasskeyService, relyingPartyOf } from '../services/passkeys/index.ts'
 
 export interface ServicesOptions {
   config: Config
@@ -80,7 +81,13 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
     announceEnded: sessions.announceEnded,
     onWriteError: (err) => app.log.warn({ err }, 'recording an API key\'s last use failed')
   })
+  const passkeys = createPasskeyService({
+    database, now,
+    relyingParty: relyingPartyOf(config.publicUrl),
+    onRefused: (reason) => app.log.info({ reason }, 'a passkey response was refused')
+  })
   return {
+    passkeys,
     passwords, mail, audit, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
     sessionControl, passwordChange, passwordProof, ownerProof, accountDeletion, images, webhooks, apiKeys
   }

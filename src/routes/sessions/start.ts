@@ -13,7 +13,7 @@ declare module 'fastify' {
   }
 }
 
-export type SigninMethod = 'password' | 'google'
+export type SigninMethod = 'password' | 'google' | 'passkey'
 
 export async function startSession (request: FastifyRequest, userId: string, opts: { remember?: boolean, method: SigninMethod }): Promise<AuthUser> {
   // Only signed-in sessions are stored, so a session with a publicId came from the store (a cookie of

@@ -16,7 +16,9 @@ export const AUDIT = {
   // an unproven password removed when the mailbox's owner linked Google (docs/decisions.md, Account control)
   passwordRemoved: 'password.removed',
   sessionEnd: 'session.end',
-  accountDeleted: 'account.deleted'
+  accountDeleted: 'account.deleted',
+  passkeyAdded: 'passkey.add',
+  passkeyRemoved: 'passkey.remove'
 } as const
 
 export interface RequestMeta { ip: string, userAgent?: string }
