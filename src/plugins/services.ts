@@ -16,6 +16,7 @@ import { createReportService, REPORT_CHANGED_CHANNEL } from '../services/reports
 import { createRecoveryService } from '../services/accounts/recovery.ts'
 import { createGoogleAccountService, createGoogleService } from '../services/accounts/google.ts'
 import { createSessionControl } from '../services/sessions/control.ts'
+import { createCredentialChanges } from '../services/sessions/credential-change.ts'
 import { createPasswordChangeService } from '../services/accounts/password-change.ts'
 import { createPasswordProof } from '../services/accounts/password-proof.ts'
 import { createAccountDeletionService } from '../services/accounts/deletion.ts'
@@ -49,6 +50,8 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const reports = createReportService({ database, queue: app.queue.reports, now, accountChanges })
   const announceEnded = async (publicIds: string[]) => { sessions.announceEnded(publicIds) }
   const sessionControl = createSessionControl({ database, announceEnded, now })
+  // every credential change goes through credentials.change (docs/decisions.md, Credential versions)
+  const credentials = createCredentialChanges({ database, announceEnded, now })
   const recovery = createRecoveryService({ database, passwords, mail, audit, endSessionsOfUser: sessions.endAllOfUser, accountChanges, now, publicUrl: config.publicUrl })
   const google = createGoogleService(config.google)
   const googleAccounts = createGoogleAccountService({
@@ -89,7 +92,7 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   return {
     passkeys,
     passwords, mail, audit, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
-    sessionControl, passwordChange, passwordProof, ownerProof, accountDeletion, images, webhooks, apiKeys
+    sessionControl, credentials, passwordChange, passwordProof, ownerProof, accountDeletion, images, webhooks, apiKeys
   }
 }
 
