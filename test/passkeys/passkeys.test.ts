@@ -171,8 +171,12 @@ t.test('removal: the passkey is gone and signs no one in; someone else\'s is 404
   t.same(items.map((p: { name: string }) => p.name), ['Phone', 'Laptop'], 'oldest first')
   const phone = items[0].id
   t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/auth/passkeys/${phone}`, headers: other.auth })).statusCode, 404, 'another user\'s')
+  const elsewhere = await signedInUser(app, { email: user.email, password: user.password, signUp: false })
+  t.equal((await info(app, elsewhere.token)).statusCode, 200)
   const res = await app.inject({ method: 'DELETE', url: `/api/v1/auth/passkeys/${phone}`, headers: user.auth })
   t.equal(res.statusCode, 204)
+  t.equal((await info(app, elsewhere.token)).statusCode, 401, 'a factor removed is a credential change: the other session ended')
+  t.equal((await info(app, user.token)).statusCode, 200, 'the session that removed it goes on')
   t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/auth/passkeys/${phone}`, headers: user.auth })).statusCode, 404, 'once')
   t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/auth/passkeys/not-a-uuid', headers: user.auth })).statusCode, 400)
   t.same((await post('/signin/verify', { response: key.assert(await signinOptions()) })).json(), REFUSED)

@@ -17,7 +17,7 @@ const security = [{ bearer: [] }]
 const shown = (p: PasskeyListing) => ({ ...p, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null })
 
 const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { passkeys, audit } = app.services
+  const { passkeys, audit, credentials } = app.services
   app.addHook('onRequest', app.authenticate)
 
   app.post('/passkeys/register/options', {
@@ -65,14 +65,16 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'removePasskey',
       tags, security,
-      summary: "Remove a passkey; 404 for an unknown id or another user's",
+      summary: "Remove a passkey: every other session of the account ends; 404 for an unknown id or another user's",
       params: IdParamsSchema,
       response: { 204: Type.Null(), ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 403, 404, 429, 500, 503) }
     },
     config: { freshProof: true }
   }, async (request, reply) => {
-    const { removed } = await passkeys.remove(request.user.id, request.params.id)
-    if (!removed) throw notFound()
+    const { id: userId, sid } = request.user
+    // a factor removed is a credential change: every other session of the account ends
+    const changed = await credentials.change(userId, sid, (tx) => passkeys.removeWith(tx, userId, request.params.id))
+    if (!changed) throw notFound()
     await audit.record(AUDIT.passkeyRemoved, request.user.id, requestMeta(request))
     return reply.code(204).send(null)
   })

@@ -12,7 +12,7 @@ import {
   type RegistrationResponseJSON
 } from '@simplewebauthn/server'
 import type { PasskeyAssertion, PasskeyRegistration } from '../../../schemas/passkeys.ts'
-import type { Database } from '../../db/client.ts'
+import type { Database, Db } from '../../db/client.ts'
 import { passkeys, users } from '../../db/schema.ts'
 import { createChallenges } from './challenges.ts'
 import type { RelyingParty } from './relying-party.ts'
@@ -141,10 +141,15 @@ export function createPasskeyService (deps: PasskeyServiceDeps) {
       return await db.select(listing).from(passkeys).where(eq(passkeys.userId, userId)).orderBy(asc(passkeys.createdAt), asc(passkeys.id))
     },
 
-    /** remove one of the user's passkeys; false when it is no passkey of theirs; `left` counts what remains */
-    async remove (userId: string, passkeyId: string): Promise<{ removed: boolean, left: number }> {
-      const rows = await db.delete(passkeys).where(and(eq(passkeys.id, passkeyId), eq(passkeys.userId, userId))).returning({ id: passkeys.id })
-      return { removed: rows.length > 0, left: await countOf(userId) }
+    /**
+     * Remove one of the user's passkeys inside `tx`, the transaction of the credential change it is
+     * (docs/decisions.md, Passkeys); null when it is no passkey of theirs. `left`: how many remain.
+     */
+    async removeWith (tx: Db, userId: string, passkeyId: string): Promise<{ left: number } | null> {
+      const rows = await tx.delete(passkeys).where(and(eq(passkeys.id, passkeyId), eq(passkeys.userId, userId))).returning({ id: passkeys.id })
+      if (rows.length === 0) return null
+      const [row] = await tx.select({ n: count() }).from(passkeys).where(eq(passkeys.userId, userId))
+      return { left: Number(row?.n ?? 0) }
     },
 
     /**
