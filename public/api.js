@@ -171,6 +171,18 @@ export async function reauthenticate (proof) {
   return result
 }
 
+// Passkeys: the ceremonies' options and the browser's answers (public/passkeys.js runs the browser's half)
+export const passkeyRegistrationOptions = () => request('POST', '/auth/passkeys/register/options')
+export const registerPasskey = (response, name) => request('POST', '/auth/passkeys/register/verify', name ? { response, name } : { response })
+export const passkeys = () => request('GET', '/auth/passkeys')
+export const removePasskey = (passkeyId) => request('DELETE', `/auth/passkeys/${encodeURIComponent(passkeyId)}`)
+export const passkeySigninOptions = () => form('/auth/passkeys/signin/options')
+export async function passkeySignIn (response, remember) {
+  const result = await form('/auth/passkeys/signin/verify', { response, token: true, remember })
+  if (result.status === 'success') setToken(result.token)
+  return result
+}
+
 // Programs: API keys (the key is in the create answer only) and webhooks (the secret likewise)
 export const apiKeys = () => request('GET', '/auth/api-keys')
 export const createApiKey = (body) => request('POST', '/auth/api-keys', body)

@@ -1,4 +1,4 @@
-// The account page: who you are, credits and subscription, Google link, password, signed-in sessions,
+// The account page: who you are, credits and subscription, Google link, passkeys (./passkeys.js), password, signed-in sessions,
 // deleting the account, and for programs API keys and webhooks (./api-keys.js, ./webhooks.js). Each
 // card loads and fails on its own, so one refused request leaves the rest of the page usable.
 import * as api from '../api.js'
@@ -7,6 +7,7 @@ import { field, formHelpers, formStatus, PASSWORD_HINT, passwordInput } from '..
 import { manageButton, promoForm, subscribeButton, subscribed } from '../billing.js'
 import { ProofCancelled, withFreshProof } from '../fresh-proof.js'
 import { apiKeysCard } from './api-keys.js'
+import { passkeysCard } from './passkeys.js'
 import { webhooksCard } from './webhooks.js'
 
 const STATUS_TEXT = {
@@ -185,7 +186,7 @@ export function accountView (ctx) {
       h('a', { href: '#/', class: 'back' }, '← Reports'),
       h('div', { class: 'account-grid' },
         h('div', { class: 'column' }, overviewCard(ctx), googleCard(ctx), deleteCard(ctx)),
-        h('div', { class: 'column' }, sessionsCard(ctx), passwordCard(ctx))),
+        h('div', { class: 'column' }, sessionsCard(ctx), passkeysCard(ctx), passwordCard(ctx))),
       h('h2', { class: 'subhead programs-head' }, 'For your programs'),
       h('div', { class: 'account-grid' },
         h('div', { class: 'column' }, apiKeysCard(ctx)),
