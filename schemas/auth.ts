@@ -39,6 +39,11 @@ export const AuthInfoSchema = Type.Object({
     Type.Object({ status: Type.String(), currentPeriodEnd: Type.Union([Type.String(), Type.Null()]) }),
     Type.Null()
   ]),
+  mfa: Type.Object({
+    totp: Type.Boolean({ description: 'an authenticator app (TOTP) is set up and confirmed' }),
+    passkeys: Type.Integer({ description: 'how many passkeys the account has' }),
+    recoveryCodesLeft: Type.Integer({ description: 'recovery codes not used yet' })
+  }, { title: 'MfaStatus' }),
   createdAt: Type.String()
 }, { title: 'AuthInfo' })
 export type AuthInfo = Static<typeof AuthInfoSchema>
@@ -110,13 +115,14 @@ export const AccountDeleteBodySchema = Type.Object({
 }, { title: 'AccountDeleteBody', examples: [{ password: 'correct horse battery' }, { clientId: '1234.apps.googleusercontent.com', credential: 'eyJhbGciOiJSUzI1NiIs…' }] })
 export type AccountDeleteBody = Static<typeof AccountDeleteBodySchema>
 
-// POST /auth/reauthenticate: the same proofs as deleting the account; a credential's clientId may be
+// POST /auth/reauthenticate: the proofs of deleting the account, and a second factor's code; a credential's clientId may be
 // left out while one Google client is configured (docs/decisions.md, Fresh authentication).
 export const ReauthenticateBodySchema = Type.Object({
   password: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'a code of the authenticator app (TOTP), or a recovery code' })),
   clientId: Type.Optional(Type.String({ maxLength: 256 })),
   credential: Type.Optional(Type.String({ maxLength: 8192, description: 'a Google ID token of the linked Google account' }))
-}, { title: 'ReauthenticateBody', examples: [{ password: 'correct horse battery' }, { credential: 'eyJhbGciOiJSUzI1NiIs…' }] })
+}, { title: 'ReauthenticateBody', examples: [{ password: 'correct horse battery' }, { code: '123456' }, { credential: 'eyJhbGciOiJSUzI1NiIs…' }] })
 export type ReauthenticateBody = Static<typeof ReauthenticateBodySchema>
 
 export const ReauthenticatedSchema = Type.Object({

@@ -18,7 +18,7 @@ export const GeneralErrorSchema = Type.Object({
 export type GeneralError = Static<typeof GeneralErrorSchema>
 
 export const FieldErrorSchema = Type.Object({
-  field: Type.Union([Type.Literal('email'), Type.Literal('password'), Type.Literal('promocode')]),
+  field: Type.Union([Type.Literal('email'), Type.Literal('password'), Type.Literal('promocode'), Type.Literal('code')]),
   message: Type.String()
 }, { title: 'FieldError' })
 export type FieldError = Static<typeof FieldErrorSchema>
@@ -27,6 +27,9 @@ export const FormResultSchema = Type.Object({
   status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
   token: Type.Optional(Type.String({ description: 'JWT, only when the request set `token` to true' })),
   isNewUser: Type.Optional(Type.Boolean()),
+  mfaRequired: Type.Optional(Type.Boolean({
+    description: 'the account has a second factor: the session is at level 1 until POST /auth/mfa/verify (docs/decisions.md, Second factors)'
+  })),
   fieldError: Type.Optional(FieldErrorSchema)
 }, { title: 'FormResult', examples: [{ status: 'error', fieldError: { field: 'password', message: 'Wrong e-mail or password' } }] })
 export type FormResult = Static<typeof FormResultSchema>

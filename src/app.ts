@@ -53,6 +53,8 @@ import webhookRoutes from './routes/webhooks/index.ts'
 import apiKeyRoutes from './routes/api-keys/index.ts'
 import passkeyRoutes from './routes/passkeys/manage.ts'
 import passkeySigninRoutes from './routes/passkeys/signin.ts'
+import totpRoutes from './routes/mfa/totp.ts'
+import mfaVerifyRoutes from './routes/mfa/verify.ts'
 
 export const API_PREFIX = '/api/v1'
 
@@ -145,6 +147,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     await api.register(sessionRoutes, { prefix: '/auth' })
     await api.register(accountRoutes, { prefix: '/auth', config })
     await api.register(reauthenticateRoutes, { prefix: '/auth', config })
+    await api.register(totpRoutes, { prefix: '/auth', config })
+    await api.register(mfaVerifyRoutes, { prefix: '/auth' })
     await api.register(apiKeyRoutes, { prefix: '/auth' })
     await api.register(passkeyRoutes, { prefix: '/auth' })
     await api.register(passkeySigninRoutes, { prefix: '/auth', config })

@@ -4,31 +4,45 @@
 // (JWT_PREVIOUS_SECRETS) still verify until they expire. A Bearer credential that begins with `pir_`
 // is an API key, no JWT: it is handed to the key authenticator src/plugins/api-keys.ts installs
 // (docs/decisions.md, API keys), one string test before any JWT work.
+//
+// Levels (docs/decisions.md, Second factors): a session of an account with a second factor is at
+// level 1 until the factor is proved, then 2, and its tokens carry the level as the `aal` claim; an
+// account without one has no level, and its tokens no claim. A level-1 request reaches only the
+// routes marked `config.beforeSecondFactor`; everything else answers 403 second factor required. The
+// check runs only when the level is 1, so a request without a level pays one comparison.
 import fp from 'fastify-plugin'
 import jwt from '@fastify/jwt'
 import { createVerifier } from 'fast-jwt'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { Unauthorized } from '../errors.ts'
+import { SecondFactorRequired, Unauthorized } from '../errors.ts'
 import { KEY_MARK } from '../services/api-keys/format.ts'
 import { createViewCache } from '../services/caches/view-cache.ts'
 
 /**
  * expMs: when the Bearer token it came with expires (none for the session cookie); an API key's
  * request: sid is the key's id (its streams end when it is revoked) and apiKey says what it may do
+ * (a key has no level); aal: the session's level, absent for an account without a second factor
  */
-export interface AuthUser { id: string, sid: string, expMs?: number, apiKey?: { id: string, scopes: readonly string[] } }
+export interface AuthUser { id: string, sid: string, expMs?: number, aal?: 1 | 2, apiKey?: { id: string, scopes: readonly string[] } }
+
+/** 403 second factor required unless the route is open before the second factor; call only when the level is 1 */
+export function refuseLevelOne (request: FastifyRequest): void {
+  if (request.routeOptions.config.beforeSecondFactor !== true) throw new SecondFactorRequired()
+}
 
 /** an API key's request: its user, null when the key is refused (401); or it throws (403, 429) */
 export type KeyAuthenticator = (request: FastifyRequest, reply: FastifyReply, key: string) => Promise<AuthUser | null>
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
+
+interface Claims { token: string, id: string, sid: string, expMs: number, aal: 1 | 2 | undefined }
 // a token without an expiry would never expire; one without sid or sub names no session or user
 const REQUIRED_CLAIMS = ['exp', 'sid', 'sub']
 
 declare module '@fastify/jwt' {
   interface FastifyJWT {
     // iat may be set by a signer (tests back-date tokens); exp is always derived from it
-    payload: { sub: string, sid: string, iat?: number }
+    payload: { sub: string, sid: string, iat?: number, aal?: 1 | 2 }
     user: AuthUser
   }
 }
@@ -62,10 +76,10 @@ async function jwtPlugin (app: FastifyInstance, opts: JwtPluginOptions) {
   // compared: every request brings its token as a new string, which V8 hashes whole to look it up.
   // An entry is good until its token's own expiry, checked on every hit, so the cache keeps no clock
   // of its own; expired entries leave as newer tokens push them out.
-  const verified = createViewCache<{ token: string, id: string, sid: string, expMs: number }>({ maxEntries: 10_000, ttlMs: Infinity })
+  const verified = createViewCache<Claims>({ maxEntries: 10_000, ttlMs: Infinity })
   const signatureOf = (token: string) => token.slice(-43)
 
-  function claimsOf (token: string): { id: string, sid: string, expMs: number } | null {
+  function claimsOf (token: string): Claims | null {
     const known = verified.peek(signatureOf(token))
     if (known && known.token === token && known.expMs > Date.now()) return known
     let claims: Record<string, unknown> | undefined
@@ -77,7 +91,9 @@ async function jwtPlugin (app: FastifyInstance, opts: JwtPluginOptions) {
       }
     }
     if (!claims || typeof claims.sub !== 'string' || typeof claims.sid !== 'string' || typeof claims.exp !== 'number') return null
-    const entry = { token, id: claims.sub, sid: claims.sid, expMs: claims.exp * 1000 }
+    const aal = claims.aal as Claims['aal']
+    if (aal !== undefined && aal !== 1 && aal !== 2) return null
+    const entry = { token, id: claims.sub, sid: claims.sid, expMs: claims.exp * 1000, aal }
     verified.set(signatureOf(token), entry)
     return entry
   }
@@ -86,7 +102,7 @@ async function jwtPlugin (app: FastifyInstance, opts: JwtPluginOptions) {
     const claims = claimsOf(token)
     // the ended set is asked every time: a session can end while its tokens are still unexpired
     if (!claims || sessions.isEnded(claims.sid)) return null
-    return { id: claims.id, sid: claims.sid, expMs: claims.expMs }
+    return { id: claims.id, sid: claims.sid, expMs: claims.expMs, aal: claims.aal }
   }
 
   // the token of `Authorization: Bearer <token>`; the scheme in any case, spaces around the token
@@ -107,28 +123,37 @@ async function jwtPlugin (app: FastifyInstance, opts: JwtPluginOptions) {
     const token = bearer(request)
     const user = token ? (token.startsWith(KEY_MARK) ? await keys(request, reply, token) : verify(token)) : null
     if (!user) throw new Unauthorized()
+    if (user.aal === 1) refuseLevelOne(request)
     request.user = user
   })
 
   app.decorate('identify', async (request: FastifyRequest, reply: FastifyReply) => {
     const token = bearer(request)
-    if (token) return token.startsWith(KEY_MARK) ? await keys(request, reply, token) : verify(token)
-    const found = await app.readSessionCookie(request)
-    return found ? { id: found.session.userId, sid: found.session.publicId } : null
+    let user: AuthUser | null
+    if (token) user = token.startsWith(KEY_MARK) ? await keys(request, reply, token) : verify(token)
+    else {
+      const found = await app.readSessionCookie(request)
+      user = found ? { id: found.session.userId, sid: found.session.publicId, aal: found.session.aal } : null
+    }
+    if (user?.aal === 1) refuseLevelOne(request)
+    return user
   })
 
-  // A token is a function of its claims alone (sub, sid, iat in whole seconds, exp = iat + JWT_TTL):
+  // A token is a function of its claims alone (sub, sid, iat in whole seconds, exp = iat + JWT_TTL, aal):
   // a session refreshed again within the same second gets the token it got the first time, the same
   // bytes a new signature would make, without signing again. It pays when sessions refresh many times
   // a second (scenario 4: removing it cost 28 % / 46 % of req/s), which an instruction count under
   // valgrind, fifty times slower, cannot show (see docs/benchmarks.md, Caches on the hot paths).
-  const issued = createViewCache<{ sub: string, iat: number, token: string }>({ maxEntries: 10_000, ttlMs: 2_000 })
+  // The level is part of the key: a session raised to level 2 within the second gets a level-2 token.
+  const issued = createViewCache<{ sub: string, iat: number, aal: 1 | 2 | undefined, token: string }>({ maxEntries: 10_000, ttlMs: 2_000 })
   app.decorate('issueToken', (user: AuthUser) => {
     const iat = Math.floor(Date.now() / 1000)
+    const { aal } = user
     const known = issued.peek(user.sid)
-    if (known && known.iat === iat && known.sub === user.id) return known.token
-    const token = app.jwt.sign({ sub: user.id, sid: user.sid, iat })
-    issued.set(user.sid, { sub: user.id, iat, token })
+    if (known && known.iat === iat && known.sub === user.id && known.aal === aal) return known.token
+    // no level, no claim: the token of an account without a second factor is what it always was
+    const token = app.jwt.sign(aal === undefined ? { sub: user.id, sid: user.sid, iat } : { sub: user.id, sid: user.sid, iat, aal })
+    issued.set(user.sid, { sub: user.id, iat, aal, token })
     return token
   })
 }

@@ -5,6 +5,9 @@
 //   scopes); a route without it refuses every API key with 403.
 // - freshProof: the session must have proved its owner within STEP_UP_MAX_AGE_S (403 re-authentication
 //   required otherwise; POST /auth/reauthenticate renews the proof).
+// - beforeSecondFactor: a session at level 1 (its account has a second factor it has not proved yet)
+//   may call the route: POST /auth/mfa/verify, POST /auth/signout and GET /auth/info. Every other route
+//   answers such a session 403 second factor required (src/plugins/jwt.ts; docs/decisions.md, Second factors).
 // - idempotent: an `Idempotency-Key` header makes a retry replay the first answer.
 // - sessionCookie: the answer may set or clear the session cookie; no plugin acts on it, the OpenAPI
 //   document lists Set-Cookie on the route's answers (docs/decisions.md, OpenAPI document for generators).
@@ -16,6 +19,7 @@ export type ApiKeyScope = typeof API_KEY_SCOPES[number]
 declare module 'fastify' {
   interface FastifyContextConfig {
     apiKeyScope?: ApiKeyScope
+    beforeSecondFactor?: boolean
     freshProof?: boolean
     idempotent?: boolean
     sessionCookie?: boolean

@@ -6,7 +6,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.ts'
 import { createAccountService } from '../services/accounts/index.ts'
-import { createAuditService } from '../services/accounts/audit.ts'
+import { createAuditService, type RequestMeta } from '../services/accounts/audit.ts'
 import { createBillingService } from '../services/billing/index.ts'
 import { createCaptchaService } from '../services/accounts/captcha.ts'
 import { createMailService, type MailService } from '../services/accounts/mail.ts'
@@ -26,6 +26,8 @@ import { createOutboundFetch } from '../services/outbound/fetch.ts'
 import { createWebhookService } from '../services/webhooks/index.ts'
 import { createApiKeyService } from '../services/api-keys/index.ts'
 import { createPasskeyService, relyingPartyOf } from '../services/passkeys/index.ts'
+import { createMfaService } from '../services/mfa/index.ts'
+import { createSecondFactorCheck } from '../services/accounts/second-factor.ts'
 
 export interface ServicesOptions {
   config: Config
@@ -42,8 +44,11 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const audit = createAuditService({ database })
   const captcha = createCaptchaService(config.captcha)
   const promocodes = createPromocodeService({ db: database.db, now })
+  const mfa = createMfaService({
+    database, now, encryptionKey: config.mfa.encryptionKey, previousKeys: config.mfa.previousKeys, changed: accountChanges.changed
+  })
   const accounts = createAccountService({
-    database, passwords, captcha, mail, audit, promocodes, accountChanges, now,
+    database, passwords, captcha, mail, audit, promocodes, accountChanges, mfa, now,
     publicUrl: config.publicUrl,
     signupFreeReports: config.signupFreeReports
   })
@@ -52,6 +57,12 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const sessionControl = createSessionControl({ database, announceEnded, now })
   // every credential change goes through credentials.change (docs/decisions.md, Credential versions)
   const credentials = createCredentialChanges({ database, announceEnded, now })
+  // A credential of the account changed (a second factor gained or removed): every session but the
+  // one that made the change ends, as they proved what is no longer the account's proof
+  // (docs/decisions.md, Second factors).
+  const credentialChanged = async (userId: string, keepPublicId: string): Promise<void> => {
+    await sessionControl.endOthers(userId, keepPublicId)
+  }
   const recovery = createRecoveryService({ database, passwords, mail, audit, endSessionsOfUser: sessions.endAllOfUser, accountChanges, now, publicUrl: config.publicUrl })
   const google = createGoogleService(config.google)
   const googleAccounts = createGoogleAccountService({
@@ -63,7 +74,9 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const checkPassword = accounts.signin
   const passwordChange = createPasswordChangeService({ database, passwords, mail, audit, sessionControl, checkPassword, accountChanges })
   const passwordProof = createPasswordProof({ database, now })
-  const ownerProof = createOwnerProof({ database, passwords, checkPassword, verifyGoogle: google.verify })
+  const secondFactor = createSecondFactorCheck({ database, mfa, audit, claimAttempt: accounts.claimAttempt, clearAttempts: accounts.clearAttempts })
+  const checkCode = (userId: string, code: string, meta: RequestMeta) => secondFactor.checkCode(userId, code, 'code', meta)
+  const ownerProof = createOwnerProof({ database, passwords, checkPassword, checkCode, verifyGoogle: google.verify })
   const accountDeletion = createAccountDeletionService({
     database, ownerProof, announceEnded, accountChanges, now,
     stripe: config.stripe,
@@ -92,7 +105,8 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   return {
     passkeys,
     passwords, mail, audit, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
-    sessionControl, credentials, passwordChange, passwordProof, ownerProof, accountDeletion, images, webhooks, apiKeys
+    sessionControl, credentials, passwordChange, passwordProof, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor,
+    credentialChanged
   }
 }
 

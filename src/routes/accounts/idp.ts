@@ -10,7 +10,7 @@ import { startSession } from '../sessions/start.ts'
 const failed = { status: 'error' as const, fieldError: { field: 'email' as const, message: GOOGLE_FAILED } }
 
 const idpRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { google, googleAccounts } = app.services
+  const { google, googleAccounts, mfa } = app.services
   // a Google sign-in starts a session (src/plugins/session-cookie.ts)
   await app.register(app.sessionCookie)
 
@@ -37,10 +37,13 @@ const idpRoutes: FastifyPluginAsyncTypebox = async (app) => {
       request.log.info({ reason: 'account-conflict' }, 'Google sign-in refused')
       return failed
     }
-    const user = await startSession(request, outcome.userId, { method: 'google' })
-    return token === true
-      ? { status: 'success' as const, isNewUser: outcome.isNewUser, token: app.issueToken(user) }
-      : { status: 'success' as const, isNewUser: outcome.isNewUser }
+    // an account with a second factor starts at level 1, as with a password (docs/decisions.md, Second factors)
+    const aal = await mfa.signinLevel(outcome.userId)
+    const user = await startSession(request, outcome.userId, { method: 'google', aal })
+    const answer = aal === undefined
+      ? { status: 'success' as const, isNewUser: outcome.isNewUser }
+      : { status: 'success' as const, isNewUser: outcome.isNewUser, mfaRequired: true }
+    return token === true ? { ...answer, token: app.issueToken(user) } : answer
   })
 }
 

@@ -17,7 +17,8 @@ const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     await withCookie.register(app.sessionCookie)
     withCookie.post('/signout', {
       schema: { operationId: 'signOut', tags: ['auth'], summary: 'End the session', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) } },
-      config: { sessionCookie: true }
+      // signing out never needs the second factor
+      config: { sessionCookie: true, beforeSecondFactor: true }
     }, async (request, reply) => {
       await app.sessions.endByPublicId(request.user.sid)
       if (request.session?.userId) await request.session.destroy()
@@ -32,7 +33,9 @@ const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // the route's own serializer. A client polling its account costs no serialization.
   const bodies = new WeakMap<object, string>()
   app.get('/info', {
-    schema: { operationId: 'getAuthInfo', tags: ['auth'], summary: 'The current user', security: [{ bearer: [] }], response: { 200: AuthInfoSchema, ...errorResponses(401, 403, 429, 500, 503) } }
+    schema: { operationId: 'getAuthInfo', tags: ['auth'], summary: 'The current user', security: [{ bearer: [] }], response: { 200: AuthInfoSchema, ...errorResponses(401, 403, 429, 500, 503) } },
+    // a level-1 session learns which second factors it can prove
+    config: { beforeSecondFactor: true }
   }, async (request, reply) => {
     const info = await accounts.info(request.user.id)
     if (!info) throw new Unauthorized()

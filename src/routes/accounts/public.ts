@@ -12,7 +12,7 @@ const formResponses = { 200: FormResultSchema, ...errorResponses(...BODY_ERRORS,
 const MINUTE = 60_000
 
 const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
-  const { accounts, passwordProof } = app.services
+  const { accounts, mfa, passwordProof } = app.services
   const limits = config.rateLimits
   // sign-in starts a session (src/plugins/session-cookie.ts)
   await app.register(app.sessionCookie)
@@ -39,8 +39,11 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
       }
       return { status: 'error' as const, fieldError: outcome.fieldError }
     }
-    const user = await startSession(request, outcome.userId, { remember, method: 'password' })
-    return token === true ? { status: 'success' as const, token: app.issueToken(user) } : { status: 'success' as const }
+    // an account with a second factor starts at level 1 (docs/decisions.md, Second factors)
+    const aal = await mfa.signinLevel(outcome.userId)
+    const user = await startSession(request, outcome.userId, { remember, method: 'password', aal })
+    const answer = aal === undefined ? { status: 'success' as const } : { status: 'success' as const, mfaRequired: true }
+    return token === true ? { ...answer, token: app.issueToken(user) } : answer
   })
 
   app.post('/signup', {

@@ -1,15 +1,16 @@
 // POST /auth/reauthenticate (docs/decisions.md, Fresh authentication): the signed-in person proves
-// once more that they own the account, with the password or a Google credential, and the session's
+// once more that they own the account, with the password, a second factor's code (TOTP or a recovery
+// code) or a Google credential, and the session's
 // proof is renewed for the sensitive calls (config.freshProof, src/plugins/fresh-proof.ts). The
 // proof is DELETE /auth/account's (src/services/accounts/owner-proof.ts): the same answers, and a
 // wrong password counts toward the sign-in backoff. A Bearer JWT or the session cookie; a cookie
 // call must come from our own origin. An API key is never accepted here (the route has no
 // apiKeyScope).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply, FastifyRequest } from 'fastify'
 import { BODY_ERRORS, errorResponses } from '../../../schemas/common.ts'
 import { ReauthenticateBodySchema, ReauthenticatedSchema } from '../../../schemas/auth.ts'
 import { Unauthorized } from '../../errors.ts'
+import { bearerOrCookie } from '../mfa/second-factor.ts'
 import type { Config } from '../../config.ts'
 import { requestMeta } from './normalize.ts'
 import { refuseUnproved } from './proof-refusal.ts'
@@ -26,35 +27,29 @@ const reauthenticateRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
   // check itself; this budget is per account, as DELETE /auth/account's
   const perAccount = app.limiter({ name: 'reauthenticate', max: config.rateLimits.signinEmail, timeWindow: 15 * MINUTE, key: (r) => r.user?.id })
 
-  async function bearerOrCookie (request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (request.headers.authorization !== undefined) return app.authenticate(request, reply)
-    app.checkOrigin(request)
-    const found = await app.readSessionCookie(request)
-    if (!found) throw new Unauthorized()
-    request.user = { id: found.session.userId, sid: found.session.publicId }
-  }
-
   app.post('/reauthenticate', {
     schema: {
       operationId: 'reauthenticate',
       tags: ['auth'],
       security: [{ bearer: [] }, { cookie: [] }],
       summary: "Prove the account's owner again: the session may make sensitive calls for STEP_UP_MAX_AGE_S",
-      description: 'Send `{password}`, or `{credential}` (and `clientId` when several Google clients are configured) with a ' +
+      description: 'Send `{password}`, `{code}` (a code of the authenticator app, or a recovery code), or `{credential}` ' +
+        '(and `clientId` when several Google clients are configured) with a ' +
         'fresh Google ID token of the linked Google account. A Bearer JWT or the session cookie. The answer is a new JWT of the same session.',
       body: ReauthenticateBodySchema,
       response: { 200: ReauthenticatedSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
     },
-    onRequest: bearerOrCookie,
+    onRequest: bearerOrCookie(app),
     preHandler: perAccount
   }, async (request, reply) => {
-    const { password, credential, clientId } = request.body
-    const proof = { password, credential, clientId: clientId ?? (credential === undefined ? undefined : soleClientId) }
+    const { password, code, credential, clientId } = request.body
+    const proof = { password, code, credential, clientId: clientId ?? (credential === undefined ? undefined : soleClientId) }
     const { outcome } = await ownerProof.ofUser(request.user.id, proof, requestMeta(request))
     refuseUnproved(outcome, reply)
     // the session may have ended while the proof was checked
     if (!await app.sessions.proved(request.user.sid)) throw new Unauthorized()
-    return { status: 'success' as const, token: app.issueToken({ id: request.user.id, sid: request.user.sid }) }
+    // the token keeps the session's level
+    return { status: 'success' as const, token: app.issueToken({ id: request.user.id, sid: request.user.sid, aal: request.user.aal }) }
   })
 }
 

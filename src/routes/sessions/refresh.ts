@@ -7,6 +7,7 @@ import { Unauthorized } from '../../errors.ts'
 import type { CookieSession } from '../../plugins/session-cookie.ts'
 import type { Config } from '../../config.ts'
 import { clientOf } from '../../plugins/rate-limit.ts'
+import { refuseLevelOne } from '../../plugins/jwt.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -44,14 +45,16 @@ const refreshRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
   }, async (request, reply) => {
     const found = request.cookieSession
     if (!found) throw new Unauthorized()
+    // a session at level 1 proves its second factor first (POST /auth/mfa/verify answers the token then)
+    if (found.session.aal === 1) refuseLevelOne(request)
     // Rolling expiry, at most once a minute (src/services/sessions/store.ts): the row and the cookie are
     // written again only then. A cookie signed with a rotated-out secret is sent again signed with
     // the current one.
     if ((app.sessions.rollDue(found.session.sid) || found.renew) && !await app.rollSessionCookie(reply, found)) {
       throw new Unauthorized()
     }
-    const { userId, publicId } = found.session
-    return { status: 'success' as const, token: app.issueToken({ id: userId, sid: publicId }) }
+    const { userId, publicId, aal } = found.session
+    return { status: 'success' as const, token: app.issueToken({ id: userId, sid: publicId, aal }) }
   })
 }
 

@@ -15,7 +15,11 @@ declare module 'fastify' {
 
 export type SigninMethod = 'password' | 'google' | 'passkey'
 
-export async function startSession (request: FastifyRequest, userId: string, opts: { remember?: boolean, method: SigninMethod }): Promise<AuthUser> {
+/**
+ * aal: the level the session starts at, 1 for an account with a second factor (none without one:
+ * docs/decisions.md, Second factors)
+ */
+export async function startSession (request: FastifyRequest, userId: string, opts: { remember?: boolean, method: SigninMethod, aal?: 1 }): Promise<AuthUser> {
   // Only signed-in sessions are stored, so a session with a publicId came from the store (a cookie of
   // a live session): it gets a new id and the old one ends. Any other session was made for this
   // request, with an id @fastify/session just generated (a planted cookie of an unknown session is
@@ -23,8 +27,10 @@ export async function startSession (request: FastifyRequest, userId: string, opt
   if (request.session.publicId) await request.session.regenerate()
   request.session.set('userId', userId)
   request.session.set('publicId', randomUUID())
-  request.session.set('signin', { method: opts.method, userAgent: userAgentOf(request.headers['user-agent']), ipPrefix: ipPrefix(request.ip) })
+  request.session.set('signin', {
+    method: opts.method, userAgent: userAgentOf(request.headers['user-agent']), ipPrefix: ipPrefix(request.ip), ...(opts.aal ? { aal: opts.aal } : {})
+  })
   if (opts.remember === false) request.session.options({ maxAge: 0 })
   await request.session.save()
-  return { id: userId, sid: request.session.publicId! }
+  return opts.aal ? { id: userId, sid: request.session.publicId!, aal: opts.aal } : { id: userId, sid: request.session.publicId! }
 }

@@ -16,6 +16,13 @@ export const AUDIT = {
   // an unproven password removed when the mailbox's owner linked Google (docs/decisions.md, Account control)
   passwordRemoved: 'password.removed',
   sessionEnd: 'session.end',
+  // second factors (docs/decisions.md, Second factors): a TOTP set-up begun, confirmed, removed; a
+  // code (TOTP or recovery) accepted or refused at verification or re-authentication
+  mfaTotpEnrol: 'mfa.totp.enrol',
+  mfaTotpConfirm: 'mfa.totp.confirm',
+  mfaTotpRemove: 'mfa.totp.remove',
+  mfaVerifySuccess: 'mfa.verify.success',
+  mfaVerifyFailure: 'mfa.verify.failure',
   accountDeleted: 'account.deleted',
   passkeyAdded: 'passkey.add',
   passkeyRemoved: 'passkey.remove'

@@ -14,6 +14,7 @@ import type { PromocodeService } from '../billing/promocodes.ts'
 import { currentSubscription } from '../billing/subscription-state.ts'
 import { createViewCache } from '../caches/view-cache.ts'
 import type { AccountChanges } from './changes.ts'
+import type { MfaService } from '../mfa/index.ts'
 
 export const CONFIRM_TTL_MS = 7 * 24 * 3600 * 1000
 /** the NOTIFY channel of drizzle/0003's triggers: a user id whose row or subscriptions changed */
@@ -50,6 +51,8 @@ interface Deps {
   signupFreeReports: number
   /** the view below listens to it: the next info() of a changed account reads it again */
   accountChanges: AccountChanges
+  /** what the account's second factors are (GET /auth/info shows them) */
+  mfa: Pick<MfaService, 'status'>
   now?: () => number
 }
 
@@ -111,7 +114,7 @@ export function createAccountService (deps: Deps) {
   async function loadInfo (userId: string) {
     const [user] = await db.select().from(users).where(eq(users.id, userId))
     if (!user) return null
-    const subscription = await currentSubscription(db, userId)
+    const [subscription, mfa] = await Promise.all([currentSubscription(db, userId), deps.mfa.status(userId)])
     return {
       id: user.id,
       email: user.email,
@@ -122,6 +125,7 @@ export function createAccountService (deps: Deps) {
       ...(user.promocode !== null ? { promocode: user.promocode } : {}),
       reportCredits: user.reportCredits,
       subscription,
+      mfa,
       createdAt: user.createdAt.toISOString()
     }
   }
@@ -229,7 +233,11 @@ export function createAccountService (deps: Deps) {
     },
 
     /** what GET /auth/info shows, from memory while the account is unchanged */
-    info: (userId: string) => infoView.get(userId)
+    info: (userId: string) => infoView.get(userId),
+
+    /** the sign-in's backoff, for the second factor's codes (./second-factor.ts) */
+    claimAttempt,
+    async clearAttempts (email: string): Promise<void> { await clearFailures.execute({ email }) }
   }
 }
 

@@ -1,5 +1,6 @@
-// A signed-in person proves once more that they own the account: with its password, or with a
-// fresh Google credential of its linked Google account. DELETE /auth/account asks for it, and
+// A signed-in person proves once more that they own the account: with its password, a code of its
+// authenticator app or a recovery code (./second-factor.ts), or a fresh Google credential of its
+// linked Google account. DELETE /auth/account asks for it, and
 // POST /auth/reauthenticate renews a session's proof with it (docs/decisions.md, Fresh
 // authentication). A password is checked by the sign-in's own check, so its per-address backoff and
 // failure audit count every guess here as at the sign-in form.
@@ -12,8 +13,8 @@ import type { SigninOutcome } from './index.ts'
 import type { GoogleVerification } from './google.ts'
 import type { PasswordService } from './passwords.ts'
 
-/** a password, or a Google credential (clientId names the Google client it was issued to) */
-export type OwnerProof = { password?: string, clientId?: string, credential?: string }
+/** a password, a second factor's code, or a Google credential (clientId names the Google client it was issued to) */
+export type OwnerProof = { password?: string, code?: string, clientId?: string, credential?: string }
 
 export type ProofOutcome =
   | { status: 'proved' }
@@ -35,9 +36,11 @@ export interface OwnerProofDeps {
   /** the sign-in's check of an address and password (src/services/accounts/index.ts): its backoff applies */
   checkPassword: (email: string, password: string, meta: RequestMeta) => Promise<SigninOutcome>
   verifyGoogle: (clientId: string, credential: string) => Promise<GoogleVerification>
+  /** the second factor's check of a TOTP or recovery code (./second-factor.ts): the same backoff applies */
+  checkCode: (userId: string, code: string, meta: RequestMeta) => Promise<ProofOutcome>
 }
 
-export interface AccountOfProof { email: string, passwordHash: string | null, googleSub: string | null }
+export interface AccountOfProof { id: string, email: string, passwordHash: string | null, googleSub: string | null }
 
 export function createOwnerProof (deps: OwnerProofDeps) {
   const db = deps.database.db
@@ -55,6 +58,7 @@ export function createOwnerProof (deps: OwnerProofDeps) {
       if (checked.ok) return { status: 'proved' }
       return 'retryAfter' in checked ? { status: 'locked', retryAfter: checked.retryAfter } : refused(PROOF_MESSAGES.wrongPassword)
     }
+    if (proof.code !== undefined) return await deps.checkCode(user.id, proof.code, meta)
     const { clientId } = proof
     if (clientId === undefined || proof.credential === undefined) return { status: 'missing-proof' }
     if (user.googleSub === null) return refused(PROOF_MESSAGES.wrongGoogle)
@@ -70,7 +74,7 @@ export function createOwnerProof (deps: OwnerProofDeps) {
     check,
     /** the account of `userId` and whether `proof` proves its owner ('unknown' when it is gone) */
     async ofUser (userId: string, proof: OwnerProof, meta: RequestMeta): Promise<{ user: AccountOfProof | null, outcome: ProofOutcome }> {
-      const [user] = await db.select({ email: users.email, passwordHash: users.passwordHash, googleSub: users.googleSub })
+      const [user] = await db.select({ id: users.id, email: users.email, passwordHash: users.passwordHash, googleSub: users.googleSub })
         .from(users).where(eq(users.id, userId))
       if (!user) return { user: null, outcome: { status: 'unknown' } }
       return { user, outcome: await check(user, proof, meta) }

@@ -33,16 +33,24 @@ export interface SessionData {
   signin?: SigninMeta
 }
 
-/** how a session was signed in ('password' | 'google' | 'recovery'), and from where (kept coarse) */
-export interface SigninMeta { method: string, userAgent: string | null, ipPrefix: string | null }
+/**
+ * how a session was signed in ('password' | 'google' | 'recovery'), and from where (kept coarse); aal:
+ * the level it starts at, 1 for an account with a second factor (docs/decisions.md, Second factors)
+ */
+export interface SigninMeta { method: string, userAgent: string | null, ipPrefix: string | null, aal?: Level }
+
+/** a session's authentication level: 1 until its account's second factor is proved, then 2 */
+export type Level = 1 | 2
 
 type Callback<T = void> = (err?: Error | null, value?: T) => void
 
 /** a live row of the sessions table, as the store keeps it (times in ms since the epoch) */
-interface Row { data: SessionData, userId: string | null, publicId: string, expiresAt: number, createdAt: number, lastUsedAt: number }
+interface Row { data: SessionData, userId: string | null, publicId: string, expiresAt: number, createdAt: number, lastUsedAt: number, aal: Level | null }
 
-/** a signed-in session, as refresh reads it */
-export interface LiveSession { sid: string, userId: string, publicId: string }
+/** a signed-in session, as refresh reads it; aal: its level, absent for an account without a second factor */
+export interface LiveSession { sid: string, userId: string, publicId: string, aal?: Level }
+
+const levelOf = (aal: number | null): Level | null => aal === 1 || aal === 2 ? aal : null
 
 /** what a rolled session's cookie is sent with: its new expiry, or none for a browser-session cookie */
 export interface RolledCookie { expires: Date | null }
@@ -78,7 +86,7 @@ export function createSessionService (deps: SessionServiceDeps) {
   async function loadRow (sid: string): Promise<Row | null> {
     const [row] = await db.select({
       data: sessions.data, userId: sessions.userId, publicId: sessions.publicId, expiresAt: sessions.expiresAt,
-      createdAt: sessions.createdAt, lastUsedAt: sessions.lastUsedAt
+      createdAt: sessions.createdAt, lastUsedAt: sessions.lastUsedAt, aal: sessions.aal
     })
       .from(sessions)
       .where(and(eq(sessions.id, sid), isNull(sessions.endedAt), gt(sessions.expiresAt, new Date(now()))))
@@ -86,7 +94,7 @@ export function createSessionService (deps: SessionServiceDeps) {
     const createdAt = row.createdAt.getTime()
     return {
       data: row.data as SessionData, userId: row.userId, publicId: row.publicId, expiresAt: row.expiresAt.getTime(),
-      createdAt, lastUsedAt: row.lastUsedAt?.getTime() ?? createdAt
+      createdAt, lastUsedAt: row.lastUsedAt?.getTime() ?? createdAt, aal: levelOf(row.aal)
     }
   }
   const rows = createViewCache({ load: loadRow, keep: (r) => r !== null, maxEntries: 100_000, ttlMs: 60_000 })
@@ -111,7 +119,9 @@ export function createSessionService (deps: SessionServiceDeps) {
       method: sql.placeholder('method'),
       // A new row proves its owner as it begins (a sign-in). The update below leaves proved_at alone:
       // rolling a session on is no proof (docs/decisions.md, Fresh authentication).
-      provedAt: sql.placeholder('createdAt')
+      provedAt: sql.placeholder('createdAt'),
+      // the level a sign-in starts at; the update leaves it alone too: only the second factor moves it
+      aal: sql.placeholder('aal')
     })
     .onConflictDoUpdate({
       target: sessions.id,
@@ -122,17 +132,18 @@ export function createSessionService (deps: SessionServiceDeps) {
       },
       where: isNull(sessions.endedAt)
     })
-    .returning({ createdAt: sessions.createdAt, expiresAt: sessions.expiresAt })
+    .returning({ createdAt: sessions.createdAt, expiresAt: sessions.expiresAt, aal: sessions.aal })
     .prepare('session_write')
 
   /** store a signed-in session's row (insert, or update unless it has ended meanwhile); whether it was written */
-  async function write (sid: string, row: Row & { userId: string }, signin?: SigninMeta): Promise<boolean> {
+  async function write (sid: string, row: Omit<Row, 'aal'> & { userId: string }, signin?: SigninMeta): Promise<boolean> {
     const { data, userId, publicId, expiresAt, createdAt, lastUsedAt } = row
     const [written] = await upsert.execute({
       id: sid, publicId, userId, data, expiresAt: new Date(expiresAt), createdAt: new Date(createdAt), lastUsedAt: new Date(lastUsedAt),
-      userAgent: signin?.userAgent ?? null, ipPrefix: signin?.ipPrefix ?? null, method: signin?.method ?? null
+      userAgent: signin?.userAgent ?? null, ipPrefix: signin?.ipPrefix ?? null, method: signin?.method ?? null, aal: signin?.aal ?? null
     })
-    if (written) rows.set(sid, { ...row, createdAt: written.createdAt.getTime(), expiresAt: written.expiresAt.getTime() })
+    // the level as the row has it: a roll-on never changes it, and another instance may have raised it
+    if (written) rows.set(sid, { ...row, createdAt: written.createdAt.getTime(), expiresAt: written.expiresAt.getTime(), aal: levelOf(written.aal) })
     else rows.invalidate(sid)
     return written !== undefined
   }
@@ -148,7 +159,7 @@ export function createSessionService (deps: SessionServiceDeps) {
   }
 
   const asSession = (sid: string, row: Row | null): LiveSession | null =>
-    row?.userId ? { sid, userId: row.userId, publicId: row.publicId } : null
+    row?.userId ? (row.aal === null ? { sid, userId: row.userId, publicId: row.publicId } : { sid, userId: row.userId, publicId: row.publicId, aal: row.aal }) : null
 
   const store = {
     get (sid: string, cb: Callback<SessionData | null>) {
@@ -206,7 +217,11 @@ export function createSessionService (deps: SessionServiceDeps) {
      */
     async live (sid: string): Promise<LiveSession | null> {
       const kept = rows.peek(sid)
-      return asSession(sid, kept && live(kept) ? kept : await liveRow(sid))
+      if (kept && live(kept) && kept.aal !== 1) return asSession(sid, kept)
+      // A kept level-1 row is read again: another instance may have raised the session to level 2.
+      // Such a session is in its first minutes and asks little, so only it pays the query.
+      if (kept?.aal === 1) rows.invalidate(sid)
+      return asSession(sid, await liveRow(sid))
     },
 
     /**
@@ -237,6 +252,20 @@ export function createSessionService (deps: SessionServiceDeps) {
         .where(and(eq(sessions.publicId, publicId), isNull(sessions.endedAt)))
         .returning({ publicId: sessions.publicId })
       ended.mark(rows.length ? rows.map((r) => r.publicId) : [publicId])
+    },
+
+    /**
+     * Set the level of the live session of this public id (null: its account has no second factor any
+     * more); `proved`: the change is a proof of the owner (the second factor), so proved_at moves too.
+     * The kept row is dropped: the next read of the session sees the level. Whether it is live.
+     */
+    async setLevel (publicId: string, aal: Level | null, proved: boolean): Promise<boolean> {
+      const at = new Date(now())
+      const changed = await db.update(sessions).set(proved ? { aal, provedAt: at } : { aal })
+        .where(and(eq(sessions.publicId, publicId), isNull(sessions.endedAt), gt(sessions.expiresAt, at)))
+        .returning({ id: sessions.id })
+      for (const r of changed) rows.invalidate(r.id)
+      return changed.length > 0
     },
 
     async endAllOfUser (userId: string): Promise<void> {

@@ -1,0 +1,91 @@
+// /auth/mfa/totp (docs/decisions.md, Second factors): set up an authenticator app (TOTP), confirm it
+// with its first code (the answer is ten recovery codes, shown once), remove it. Setting up and
+// removing need a fresh proof of the owner (config.freshProof); confirming needs the secret the
+// set-up answered, which only that fresh session saw. A person's JWT only: an API key is refused
+// (no apiKeyScope), and so is a session at level 1 (it has not proved its second factor).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { BODY_ERRORS, errorResponses } from '../../../schemas/common.ts'
+import { TotpConfirmBodySchema, TotpConfirmResultSchema, TotpRemovedSchema, TotpSetupSchema } from '../../../schemas/mfa.ts'
+import type { Config } from '../../config.ts'
+import { Conflict, notFound, Unauthorized } from '../../errors.ts'
+import { AUDIT } from '../../services/accounts/audit.ts'
+import { CODE_MESSAGES } from '../../services/accounts/second-factor.ts'
+import { requestMeta } from '../accounts/normalize.ts'
+
+const tags = ['auth']
+const security = [{ bearer: [] }]
+const MINUTE = 60_000
+
+const totpRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
+  const { accounts, audit, mfa, credentialChanged } = app.services
+  app.addHook('onRequest', app.authenticate)
+  // guesses at a pending set-up's first code: a budget per account, as re-authentication has
+  const confirmPerAccount = app.limiter({ name: 'mfa-confirm', max: config.rateLimits.signinEmail, timeWindow: 15 * MINUTE, key: (r) => r.user?.id })
+
+  app.post('/mfa/totp', {
+    schema: {
+      operationId: 'beginTotp',
+      tags, security,
+      summary: 'Set up an authenticator app: a new TOTP secret, pending until POST /auth/mfa/totp/confirm',
+      description: 'A set-up begun again replaces the pending secret. 409 when an authenticator app is set up already (remove it first).',
+      response: { 200: TotpSetupSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 409, 429, 500, 503) }
+    },
+    config: { freshProof: true }
+  }, async (request) => {
+    const { id } = request.user
+    const account = await accounts.info(id)
+    if (!account) throw new Unauthorized()
+    const setup = await mfa.beginTotp(id, account.email)
+    if (!setup) throw new Conflict('an authenticator app is set up already: remove it first')
+    await audit.record(AUDIT.mfaTotpEnrol, id, requestMeta(request))
+    return setup
+  })
+
+  app.post('/mfa/totp/confirm', {
+    schema: {
+      operationId: 'confirmTotp',
+      tags, security,
+      summary: 'Confirm the pending authenticator app with its first code; the answer holds ten recovery codes, shown once',
+      description: 'The account\'s first second factor: the session moves to level 2 (the answer\'s token says so) and every ' +
+        'other session of the account ends. A wrong code is a form error on `code`; 409 when no set-up is pending.',
+      body: TotpConfirmBodySchema,
+      response: { 200: TotpConfirmResultSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 409, 429, 500, 503) }
+    },
+    config: { form: true },
+    preHandler: confirmPerAccount
+  }, async (request) => {
+    const { id, sid } = request.user
+    const outcome = await mfa.confirmTotp(id, request.body.code)
+    if (outcome.status === 'none-pending') throw new Conflict('no authenticator app set-up is pending')
+    if (outcome.status === 'wrong-code') return { status: 'error' as const, fieldError: { field: 'code' as const, message: CODE_MESSAGES.wrong } }
+    await audit.record(AUDIT.mfaTotpConfirm, id, requestMeta(request))
+    // The session proved the factor just now; the others proved the password (or Google) alone.
+    if (!await app.sessions.setLevel(sid, 2, true)) throw new Unauthorized()
+    if (outcome.firstFactor) await credentialChanged(id, sid)
+    return { status: 'success' as const, recoveryCodes: outcome.recoveryCodes, token: app.issueToken({ id, sid, aal: 2 }) }
+  })
+
+  app.delete('/mfa/totp', {
+    schema: {
+      operationId: 'removeTotp',
+      tags, security,
+      summary: 'Remove the authenticator app and its recovery codes',
+      description: 'A credential change: every other session of the account ends. Without a second factor left the session ' +
+        'has no level any more (the answer\'s token carries none). 404 when no authenticator app is set up or pending.',
+      response: { 200: TotpRemovedSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 404, 429, 500, 503) }
+    },
+    config: { freshProof: true }
+  }, async (request) => {
+    const { id, sid } = request.user
+    const removed = await mfa.removeTotp(id)
+    if (removed === 'none') throw notFound('no authenticator app is set up')
+    if (removed === 'pending') return { status: 'success' as const, token: app.issueToken(request.user) }
+    await audit.record(AUDIT.mfaTotpRemove, id, requestMeta(request))
+    const stillHasFactor = await mfa.hasFactor(id)
+    if (!stillHasFactor && !await app.sessions.setLevel(sid, null, false)) throw new Unauthorized()
+    await credentialChanged(id, sid)
+    return { status: 'success' as const, token: app.issueToken(stillHasFactor ? { id, sid, aal: 2 } : { id, sid }) }
+  })
+}
+
+export default totpRoutes
