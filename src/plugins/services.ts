@@ -76,7 +76,12 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const passwordProof = createPasswordProof({ database, now })
   const secondFactor = createSecondFactorCheck({ database, mfa, audit, claimAttempt: accounts.claimAttempt, clearAttempts: accounts.clearAttempts })
   const checkCode = (userId: string, code: string, meta: RequestMeta) => secondFactor.checkCode(userId, code, 'code', meta)
-  const ownerProof = createOwnerProof({ database, passwords, checkPassword, checkCode, verifyGoogle: google.verify })
+  const passkeys = createPasskeyService({
+    database, now,
+    relyingParty: relyingPartyOf(config.publicUrl),
+    onRefused: (reason) => app.log.info({ reason }, 'a passkey response was refused')
+  })
+  const ownerProof = createOwnerProof({ database, passwords, checkPassword, checkCode, checkPasskey: passkeys.verifyAssertion, verifyGoogle: google.verify })
   const accountDeletion = createAccountDeletionService({
     database, ownerProof, announceEnded, accountChanges, now,
     stripe: config.stripe,
@@ -96,11 +101,6 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
     isEnded: sessions.isEnded,
     announceEnded: sessions.announceEnded,
     onWriteError: (err) => app.log.warn({ err }, 'recording an API key\'s last use failed')
-  })
-  const passkeys = createPasskeyService({
-    database, now,
-    relyingParty: relyingPartyOf(config.publicUrl),
-    onRefused: (reason) => app.log.info({ reason }, 'a passkey response was refused')
   })
   return {
     passkeys,

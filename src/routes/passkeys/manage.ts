@@ -17,7 +17,7 @@ const security = [{ bearer: [] }]
 const shown = (p: PasskeyListing) => ({ ...p, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null })
 
 const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { passkeys, audit, credentials } = app.services
+  const { passkeys, audit, credentials, mfa } = app.services
   app.addHook('onRequest', app.authenticate)
 
   app.post('/passkeys/register/options', {
@@ -39,6 +39,7 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'registerPasskey',
       tags, security,
       summary: "Finish registering a passkey with the browser's answer; 400 when it is not accepted, 409 for a passkey registered already or one too many",
+      description: "The account's first second factor (no authenticator app set up): the session moves to level 2 and every other session of the account ends.",
       body: RegisterPasskeyBodySchema,
       response: { 201: PasskeySchema, ...errorResponses(...BODY_ERRORS, 401, 403, 409, 429, 500, 503) }
     },
@@ -49,7 +50,14 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (outcome.message === PASSKEY_MESSAGES.registration) throw new BadRequest(outcome.message)
       throw new Conflict(outcome.message)
     }
-    await audit.record(AUDIT.passkeyAdded, request.user.id, requestMeta(request))
+    const { id: userId, sid } = request.user
+    await audit.record(AUDIT.passkeyAdded, userId, requestMeta(request))
+    if (outcome.first && !await mfa.hasTotp(userId)) {
+      // The account's first second factor: this session proved it just now, the others proved the
+      // password (or Google) alone, and end.
+      if (!await app.sessions.setLevel(sid, 2, true)) throw new Unauthorized()
+      await credentials.change(userId, sid, async () => true)
+    }
     return reply.code(201).send(shown(outcome.passkey))
   })
 
@@ -75,6 +83,8 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // a factor removed is a credential change: every other session of the account ends
     const changed = await credentials.change(userId, sid, (tx) => passkeys.removeWith(tx, userId, request.params.id))
     if (!changed) throw notFound()
+    // without a second factor left, the session has no level any more
+    if (changed.value.left === 0 && !await mfa.hasTotp(userId) && !await app.sessions.setLevel(sid, null, false)) throw new Unauthorized()
     await audit.record(AUDIT.passkeyRemoved, request.user.id, requestMeta(request))
     return reply.code(204).send(null)
   })

@@ -1,7 +1,7 @@
 // Sign-in with a passkey, without a name (docs/decisions.md, Passkeys): the options name no
 // credential, so the authenticator offers the discoverable passkeys it holds for this site; the
 // answer's credential names the account. Success starts a session as the password sign-in does
-// (a new id, the cookie always, a JWT when asked). The same options serve a signed-in person's
+// (a new id, the cookie always, a JWT when asked), at level 2: the passkey proved both factors. The same options serve a signed-in person's
 // passkey as a second factor and as a fresh proof: whichever call checks the answer takes its challenge.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses } from '../../../schemas/common.ts'
@@ -51,7 +51,8 @@ const passkeySigninRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
       await audit.record(AUDIT.signinFailure, null, meta)
       throw new ProofRefused(outcome.message)
     }
-    const user = await startSession(request, outcome.userId, { remember, method: 'passkey' })
+    // a passkey is a second factor as well as the first: the session starts at level 2
+    const user = await startSession(request, outcome.userId, { remember, method: 'passkey', aal: 2 })
     await audit.record(AUDIT.signinSuccess, outcome.userId, meta)
     return token === true ? { status: 'success' as const, token: app.issueToken(user) } : { status: 'success' as const }
   })

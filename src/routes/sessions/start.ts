@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import type { AuthUser } from '../../plugins/jwt.ts'
 import { ipPrefix, userAgentOf } from '../../services/sessions/ip-prefix.ts'
-import type { SigninMeta } from '../../services/sessions/store.ts'
+import type { Level, SigninMeta } from '../../services/sessions/store.ts'
 
 declare module 'fastify' {
   interface Session {
@@ -16,10 +16,10 @@ declare module 'fastify' {
 export type SigninMethod = 'password' | 'google' | 'passkey'
 
 /**
- * aal: the level the session starts at, 1 for an account with a second factor (none without one:
- * docs/decisions.md, Second factors)
+ * aal: the level the session starts at, 1 for an account with a second factor, 2 for a sign-in that
+ * proved one itself (a passkey), none for an account without one (docs/decisions.md, Second factors)
  */
-export async function startSession (request: FastifyRequest, userId: string, opts: { remember?: boolean, method: SigninMethod, aal?: 1 }): Promise<AuthUser> {
+export async function startSession (request: FastifyRequest, userId: string, opts: { remember?: boolean, method: SigninMethod, aal?: Level }): Promise<AuthUser> {
   // Only signed-in sessions are stored, so a session with a publicId came from the store (a cookie of
   // a live session): it gets a new id and the old one ends. Any other session was made for this
   // request, with an id @fastify/session just generated (a planted cookie of an unknown session is
