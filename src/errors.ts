@@ -50,6 +50,8 @@ export const EmbeddedDatabaseInUse = createError<[string]>(`${ERR_PREFIX}_DATABA
 export const IngestConflictError = createError<[string, { cause: unknown }?]>(`${ERR_PREFIX}_INGEST_CONFLICT`, '%s', 409)
 /** a promo code that cannot be redeemed: rolls back the transaction that tried */
 export const PromocodeRefused = createError(`${ERR_PREFIX}_PROMOCODE_REFUSED`, 'promo code refused')
+/** a sign-in's session refused: the credential it proved changed before the session was written (src/services/sessions/store.ts) */
+export const StaleCredential = createError(`${ERR_PREFIX}_STALE_CREDENTIAL`, 'the credential this sign-in proved has changed')
 /** an outbound request its rules refused or that failed (src/services/outbound/): the message says why, for the log */
 export const OutboundRefused = createError<[string]>(`${ERR_PREFIX}_OUTBOUND`, '%s')
 

@@ -57,22 +57,26 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const sessionControl = createSessionControl({ database, announceEnded, now })
   // every credential change goes through credentials.change (docs/decisions.md, Credential versions)
   const credentials = createCredentialChanges({ database, announceEnded, now })
-  // A credential of the account changed (a second factor gained or removed): every session but the
-  // one that made the change ends, as they proved what is no longer the account's proof
-  // (docs/decisions.md, Second factors).
+  // A second factor gained or removed: every session but the one that made the change ends, as they
+  // proved what is no longer the account's proof (docs/decisions.md, Second factors); a credential
+  // change like any other, so a sign-in that read the account before it gets no session.
   const credentialChanged = async (userId: string, keepPublicId: string): Promise<void> => {
-    await sessionControl.endOthers(userId, keepPublicId)
+    await credentials.change(userId, keepPublicId, async () => true)
   }
-  const recovery = createRecoveryService({ database, passwords, mail, audit, endSessionsOfUser: sessions.endAllOfUser, accountChanges, now, publicUrl: config.publicUrl })
+  const recovery = createRecoveryService({
+    database, passwords, mail, audit, changeCredential: credentials.change, accountChanges, now, publicUrl: config.publicUrl
+  })
   const google = createGoogleService(config.google)
   const googleAccounts = createGoogleAccountService({
     database, audit, mail, accountChanges, now,
-    endPasswordSessionsOfUser: async (userId) => { await sessionControl.endPasswordSessions(userId) },
+    changeCredential: credentials.change,
     signupFreeReports: config.signupFreeReports
   })
   // the current password is checked by sign-in's own check, backoff and all
   const checkPassword = accounts.signin
-  const passwordChange = createPasswordChangeService({ database, passwords, mail, audit, sessionControl, checkPassword, accountChanges })
+  const passwordChange = createPasswordChangeService({
+    database, passwords, mail, audit, sessionControl, checkPassword, accountChanges, changeCredential: credentials.change
+  })
   const passwordProof = createPasswordProof({ database, now })
   const secondFactor = createSecondFactorCheck({ database, mfa, audit, claimAttempt: accounts.claimAttempt, clearAttempts: accounts.clearAttempts })
   const checkCode = (userId: string, code: string, meta: RequestMeta) => secondFactor.checkCode(userId, code, 'code', meta)

@@ -1,4 +1,4 @@
-// Sign-in tokens, refresh and sign-out, revocation, limits without Redis.
+// Sign-in tokens, refresh and sign-out, revocation, credential versions, limits without Redis.
 import { runGroup } from '../group.ts'
 
 await runGroup([
@@ -7,5 +7,6 @@ await runGroup([
   'sessions/refresh-signout.test.ts',
   'sessions/tokens.test.ts',
   'sessions/revocation.test.ts',
+  'sessions/credential-versions.test.ts',
   'limits/redis-down.test.ts'
 ])

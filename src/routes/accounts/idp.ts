@@ -10,7 +10,7 @@ import { startSession } from '../sessions/start.ts'
 const failed = { status: 'error' as const, fieldError: { field: 'email' as const, message: GOOGLE_FAILED } }
 
 const idpRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { google, googleAccounts, mfa } = app.services
+  const { accounts, google, googleAccounts, mfa } = app.services
   // a Google sign-in starts a session (src/plugins/session-cookie.ts)
   await app.register(app.sessionCookie)
 
@@ -39,7 +39,13 @@ const idpRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
     // an account with a second factor starts at level 1, as with a password (docs/decisions.md, Second factors)
     const aal = await mfa.signinLevel(outcome.userId)
-    const user = await startSession(request, outcome.userId, { method: 'google', aal })
+    const user = await startSession(request, outcome.userId, { method: 'google', credentialVersion: outcome.credentialVersion, aal })
+    if (!user) {
+      // a credential change (Google unlinked, say) came between reading the account and its session
+      request.log.info({ reason: 'credential-changed' }, 'Google sign-in refused')
+      await accounts.signinRefused(outcome.userId, requestMeta(request))
+      return failed
+    }
     const answer = aal === undefined
       ? { status: 'success' as const, isNewUser: outcome.isNewUser }
       : { status: 'success' as const, isNewUser: outcome.isNewUser, mfaRequired: true }

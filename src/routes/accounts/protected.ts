@@ -52,7 +52,7 @@ const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // a sensitive call (docs/decisions.md, Fresh authentication)
     config: { freshProof: true }
   }, async (request) => {
-    const outcome = await googleAccounts.unlink(request.user.id, requestMeta(request))
+    const outcome = await googleAccounts.unlink(request.user.id, request.user.sid, requestMeta(request))
     if (outcome === 'unknown') throw new Unauthorized()
     // Without a password, unlinking would lock the owner out of the account.
     if (outcome === 'no-password') throw new Conflict('set a password before unlinking')

@@ -5,6 +5,7 @@ import { HashParamsSchema, SigninBodySchema, SignupBodySchema } from '../../../s
 import { notFound, TooManyRequests } from '../../errors.ts'
 import { normalizeEmail, requestMeta } from './normalize.ts'
 import { startSession } from '../sessions/start.ts'
+import { MESSAGES } from '../../services/accounts/index.ts'
 import type { Config } from '../../config.ts'
 import { clientOf } from '../../plugins/rate-limit.ts'
 
@@ -41,7 +42,12 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
     }
     // an account with a second factor starts at level 1 (docs/decisions.md, Second factors)
     const aal = await mfa.signinLevel(outcome.userId)
-    const user = await startSession(request, outcome.userId, { remember, method: 'password', aal })
+    const user = await startSession(request, outcome.userId, { remember, method: 'password', credentialVersion: outcome.credentialVersion, aal })
+    if (!user) {
+      // the password it proved was changed meanwhile: it is no longer the password
+      await accounts.signinRefused(outcome.userId, requestMeta(request))
+      return { status: 'error' as const, fieldError: { field: 'password' as const, message: MESSAGES.wrongCredentials } }
+    }
     const answer = aal === undefined ? { status: 'success' as const } : { status: 'success' as const, mfaRequired: true }
     return token === true ? { ...answer, token: app.issueToken(user) } : answer
   })

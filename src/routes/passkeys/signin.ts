@@ -10,6 +10,7 @@ import { ProofRefused } from '../../errors.ts'
 import type { Config } from '../../config.ts'
 import { clientOf } from '../../plugins/rate-limit.ts'
 import { AUDIT } from '../../services/accounts/audit.ts'
+import { PASSKEY_MESSAGES } from '../../services/passkeys/index.ts'
 import { requestMeta } from '../accounts/normalize.ts'
 import { startSession } from '../sessions/start.ts'
 
@@ -52,7 +53,12 @@ const passkeySigninRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
       throw new ProofRefused(outcome.message)
     }
     // a passkey is a second factor as well as the first: the session starts at level 2
-    const user = await startSession(request, outcome.userId, { remember, method: 'passkey', aal: 2 })
+    const user = await startSession(request, outcome.userId, { remember, method: 'passkey', credentialVersion: outcome.credentialVersion, aal: 2 })
+    if (!user) {
+      // the passkey was removed (or another credential changed) between its check and the session
+      await audit.record(AUDIT.signinFailure, outcome.userId, meta)
+      throw new ProofRefused(PASSKEY_MESSAGES.refused)
+    }
     await audit.record(AUDIT.signinSuccess, outcome.userId, meta)
     return token === true ? { status: 'success' as const, token: app.issueToken(user) } : { status: 'success' as const }
   })

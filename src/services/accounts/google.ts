@@ -8,6 +8,7 @@ import { users } from '../../db/schema.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
 import type { MailService } from './mail.ts'
 import type { AccountChanges } from './changes.ts'
+import type { CredentialChanges } from '../sessions/credential-change.ts'
 
 export const GOOGLE_FAILED = 'Google sign-in failed'
 // The library also accepts its universe domain as an issuer; Google's ID tokens carry only these two.
@@ -88,14 +89,15 @@ export function createGoogleService (opts: { clientIds: string[], certsUrl: stri
 
 export type GoogleService = ReturnType<typeof createGoogleService>
 
-export type GoogleSignin = { userId: string, isNewUser: boolean }
+/** credentialVersion: the users.credential_version the sign-in read (docs/decisions.md, Credential versions) */
+export type GoogleSignin = { userId: string, isNewUser: boolean, credentialVersion: number }
 
 interface AccountDeps {
   database: Database
   audit: AuditService
   mail: MailService
-  /** ends every session of a user not signed in with Google, and announces it (src/services/sessions/control.ts) */
-  endPasswordSessionsOfUser: (userId: string) => Promise<void>
+  /** every credential change: the unproven password's removal, unlinking (src/services/sessions/credential-change.ts) */
+  changeCredential: CredentialChanges['change']
   /** told when a user's account changes here (src/services/accounts/changes.ts) */
   accountChanges: Pick<AccountChanges, 'changed'>
   signupFreeReports: number
@@ -115,35 +117,41 @@ export function createGoogleAccountService (deps: AccountDeps) {
 
   // null: the state changed under us (a simultaneous sign-in), match again
   async function attempt (identity: GoogleIdentity, acquisitionCode: string | undefined, meta: RequestMeta): Promise<GoogleSignin | 'refused' | null> {
-    const [known] = await db.select({ id: users.id }).from(users).where(eq(users.googleSub, identity.sub))
-    if (known) return { userId: known.id, isNewUser: false }
+    const [known] = await db.select({ id: users.id, credentialVersion: users.credentialVersion }).from(users).where(eq(users.googleSub, identity.sub))
+    if (known) return { userId: known.id, isNewUser: false, credentialVersion: known.credentialVersion }
 
     const at = new Date(now())
     // Link to the account of that address, if it has no Google account yet. Google has verified the
     // address, so it is confirmed from now on.
     const [before] = await db.select({
-      id: users.id, googleSub: users.googleSub, hasPassword: sql<boolean>`${users.passwordHash} is not null`, passwordProven: users.passwordProven
+      id: users.id, googleSub: users.googleSub, hasPassword: sql<boolean>`${users.passwordHash} is not null`, passwordProven: users.passwordProven,
+      credentialVersion: users.credentialVersion
     }).from(users).where(eq(users.email, identity.email))
     if (before) {
-      if (before.googleSub === identity.sub) return { userId: before.id, isNewUser: false } // linked a moment ago
+      // linked a moment ago
+      if (before.googleSub === identity.sub) return { userId: before.id, isNewUser: false, credentialVersion: before.credentialVersion }
       // The address belongs to an account linked to another Google account: linking is not ours to decide.
       if (before.googleSub !== null) return 'refused'
       // An unproven password may have been set by someone who never had the mailbox, an attacker who
       // registered the address first (pre-hijacking; docs/decisions.md, Account control): it goes,
-      // with every session it opened, and the mailbox is told. A proven password stays.
+      // with every session of the account (a credential change), and the mailbox is told. A proven
+      // password stays.
       const dropPassword = before.hasPassword && !before.passwordProven
-      const [linked] = await db.update(users)
-        .set({
-          googleSub: identity.sub,
-          confirmedAt: sql`coalesce(${users.confirmedAt}, ${at.toISOString()}::timestamptz)`,
-          ...(dropPassword ? { passwordHash: null } : {})
-        })
-        .where(and(eq(users.id, before.id), isNull(users.googleSub), eq(users.passwordProven, before.passwordProven)))
-        .returning({ id: users.id })
+      const link = async (tx: typeof db) => {
+        const [row] = await tx.update(users)
+          .set({
+            googleSub: identity.sub,
+            confirmedAt: sql`coalesce(${users.confirmedAt}, ${at.toISOString()}::timestamptz)`,
+            ...(dropPassword ? { passwordHash: null } : {})
+          })
+          .where(and(eq(users.id, before.id), isNull(users.googleSub), eq(users.passwordProven, before.passwordProven)))
+          .returning({ id: users.id, credentialVersion: users.credentialVersion })
+        return row ?? null
+      }
+      const linked = dropPassword ? (await deps.changeCredential(before.id, null, link))?.value ?? null : await link(db)
       if (!linked) return null // changed under us: try again
       deps.accountChanges.changed(linked.id)
       if (dropPassword) {
-        await deps.endPasswordSessionsOfUser(linked.id)
         await deps.audit.record(AUDIT.passwordRemoved, linked.id, meta)
         deps.mail.sendLater({
           to: identity.email,
@@ -154,7 +162,7 @@ export function createGoogleAccountService (deps: AccountDeps) {
         })
       }
       await deps.audit.record(AUDIT.idpLink, linked.id, meta)
-      return { userId: linked.id, isNewUser: false }
+      return { userId: linked.id, isNewUser: false, credentialVersion: linked.credentialVersion }
     }
 
     const [created] = await db.insert(users).values({
@@ -163,11 +171,11 @@ export function createGoogleAccountService (deps: AccountDeps) {
       confirmedAt: at,
       acquisitionCode: acquisitionCode ?? null,
       reportCredits: deps.signupFreeReports
-    }).onConflictDoNothing().returning({ id: users.id })
+    }).onConflictDoNothing().returning({ id: users.id, credentialVersion: users.credentialVersion })
     if (!created) return null // a simultaneous first sign-in created it
     await deps.audit.record(AUDIT.signup, created.id, meta)
     await deps.audit.record(AUDIT.idpLink, created.id, meta)
-    return { userId: created.id, isNewUser: true }
+    return { userId: created.id, isNewUser: true, credentialVersion: created.credentialVersion }
   }
 
   return {
@@ -187,15 +195,22 @@ export function createGoogleAccountService (deps: AccountDeps) {
       return outcome
     },
 
-    /** 'no-password' when unlinking would leave the account without a way to sign in */
-    async unlink (userId: string, meta: RequestMeta): Promise<'ok' | 'no-password' | 'unknown'> {
+    /**
+     * Unlink Google from `userId`, from its session `publicId`, which goes on while every other
+     * session ends (a credential change); 'no-password' when unlinking would leave the account
+     * without a way to sign in
+     */
+    async unlink (userId: string, publicId: string, meta: RequestMeta): Promise<'ok' | 'no-password' | 'unknown'> {
       const [user] = await db.select({ passwordHash: users.passwordHash, googleSub: users.googleSub }).from(users).where(eq(users.id, userId))
       if (!user) return 'unknown'
       if (user.passwordHash === null) return 'no-password'
       if (user.googleSub === null) return 'ok'
-      const rows = await db.update(users).set({ googleSub: null })
-        .where(and(eq(users.id, userId), isNotNull(users.passwordHash))).returning({ id: users.id })
-      if (!rows.length) return 'no-password'
+      const unlinked = await deps.changeCredential(userId, publicId, async (tx) => {
+        const rows = await tx.update(users).set({ googleSub: null })
+          .where(and(eq(users.id, userId), isNotNull(users.passwordHash))).returning({ id: users.id })
+        return rows.length ? true : null
+      })
+      if (!unlinked) return 'no-password'
       deps.accountChanges.changed(userId)
       await deps.audit.record(AUDIT.idpUnlink, userId, meta)
       return 'ok'

@@ -36,7 +36,8 @@ export interface SignupInput {
 }
 
 export type SigninOutcome =
-  | { ok: true, userId: string }
+  /** credentialVersion: the users.credential_version read with the password hash it verified */
+  | { ok: true, userId: string, credentialVersion: number }
   | { ok: false, fieldError: FieldError }
   | { ok: false, retryAfter: number }
 
@@ -79,8 +80,11 @@ export function createAccountService (deps: Deps) {
 
   // A sign-in's reads, built into SQL once rather than on every sign-in (Drizzle's query building
   // cost about 40 us of CPU a statement, README: Benchmarks)
-  const signinUser = db.select({ id: users.id, passwordHash: users.passwordHash }).from(users)
+  const signinUser = db.select({ id: users.id, passwordHash: users.passwordHash, credentialVersion: users.credentialVersion }).from(users)
     .where(eq(users.email, sql.placeholder('email'))).prepare('signin_user')
+  // A rehash writes only over the hash it verified: a password changed meanwhile is never written back
+  const rehashUser = db.update(users).set({ passwordHash: sql`${sql.placeholder('hash')}` })
+    .where(and(eq(users.id, sql.placeholder('id')), eq(users.passwordHash, sql.placeholder('verified')))).prepare('signin_rehash')
   const clearFailures = db.delete(signinFailures).where(eq(signinFailures.email, sql.placeholder('email'))).prepare('signin_failures_clear')
 
   // The per-address backoff (docs/decisions.md, Rate limits): 1, 2, 4 … 300 s from the fifth failure on, registered or
@@ -200,10 +204,18 @@ export function createAccountService (deps: Deps) {
         await deps.audit.record(AUDIT.signinFailure, user?.id ?? null, meta)
         return { ok: false, fieldError: { field: 'password', message: MESSAGES.wrongCredentials } }
       }
-      if (rehash) await db.update(users).set({ passwordHash: await deps.passwords.hash(password) }).where(eq(users.id, user.id))
+      if (rehash) await rehashUser.execute({ hash: await deps.passwords.hash(password), id: user.id, verified: user.passwordHash })
       // a success clears the address's claims, this one included (beside the audit row: one wait for both)
       await Promise.all([clearFailures.execute({ email }), deps.audit.record(AUDIT.signinSuccess, user.id, meta)])
-      return { ok: true, userId: user.id }
+      return { ok: true, userId: user.id, credentialVersion: user.credentialVersion }
+    },
+
+    /**
+     * A sign-in whose session was refused: the credential it proved changed before the session was
+     * written (docs/decisions.md, Credential versions). Its success row is followed by a failure row.
+     */
+    async signinRefused (userId: string, meta: RequestMeta): Promise<void> {
+      await deps.audit.record(AUDIT.signinFailure, userId, meta)
     },
 
     /** true when the link confirms (or already confirmed) an account; false for unknown or expired */

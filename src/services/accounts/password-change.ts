@@ -12,6 +12,7 @@ import type { MailService } from './mail.ts'
 import type { PasswordService } from './passwords.ts'
 import type { SessionControl } from '../sessions/control.ts'
 import type { AccountChanges } from './changes.ts'
+import type { CredentialChanges } from '../sessions/credential-change.ts'
 
 export const CHANGE_MESSAGES = {
   wrongCurrent: 'Your current password is wrong',
@@ -30,6 +31,8 @@ interface Deps {
   mail: MailService
   audit: AuditService
   sessionControl: SessionControl
+  /** a password change is a credential change (src/services/sessions/credential-change.ts) */
+  changeCredential: CredentialChanges['change']
   /** the sign-in's check of an address and password (src/services/accounts/index.ts) */
   checkPassword: (email: string, password: string, meta: RequestMeta) => Promise<SigninOutcome>
   accountChanges: Pick<AccountChanges, 'changed'>
@@ -57,9 +60,13 @@ export function createPasswordChangeService (deps: Deps) {
       const method = await deps.sessionControl.methodOf(publicId)
       const proven = method === 'google' || (method === 'password' && user.passwordProven)
       const passwordHash = await deps.passwords.hash(body.newPassword)
-      await db.update(users).set({ passwordHash, passwordProven: proven }).where(eq(users.id, userId))
+      // every other session ends, this one goes on (a session ended meanwhile is refused: 401)
+      const changed = await deps.changeCredential(userId, publicId, async (tx) => {
+        const rows = await tx.update(users).set({ passwordHash, passwordProven: proven }).where(eq(users.id, userId)).returning({ id: users.id })
+        return rows.length ? true : null
+      })
+      if (!changed) return { status: 'unknown' }
       deps.accountChanges.changed(userId)
-      await deps.sessionControl.endOthers(userId, publicId)
       await deps.audit.record(AUDIT.passwordChange, userId, meta)
       deps.mail.sendLater({
         to: user.email,

@@ -9,6 +9,7 @@ import { hashLinkSecret, newLinkSecret } from './link-secrets.ts'
 import type { MailService } from './mail.ts'
 import type { PasswordService } from './passwords.ts'
 import type { AccountChanges } from './changes.ts'
+import type { CredentialChanges } from '../sessions/credential-change.ts'
 
 export const RECOVERY_TTL_MS = 3600 * 1000
 export const INVALID_LINK = 'This link is invalid or has expired'
@@ -20,8 +21,8 @@ interface Deps {
   passwords: PasswordService
   mail: MailService
   audit: AuditService
-  /** ends every session of a user and announces it (the session service, resolved at call time) */
-  endSessionsOfUser: (userId: string) => Promise<void>
+  /** a reset is a credential change: it ends every session of the account (src/services/sessions/credential-change.ts) */
+  changeCredential: CredentialChanges['change']
   /** told when a user's account changes here (src/services/accounts/changes.ts) */
   accountChanges: Pick<AccountChanges, 'changed'>
   publicUrl: string
@@ -88,14 +89,16 @@ export function createRecoveryService (deps: Deps) {
       if (weak) return { status: 'error', fieldError: { field: 'password', message: weak } }
       const passwordHash = await passwords.hash(password)
 
-      // The link is consumed by a conditional UPDATE in the transaction that sets the password: of two
-      // simultaneous uses, the second waits for the first's row lock, then finds used_at set.
-      const userId = await db.transaction(async (tx) => {
+      // The link is consumed by a conditional UPDATE in the credential change that sets the password
+      // and ends every session of the account: of two simultaneous uses, the second waits for the
+      // first's lock on the user's row, then finds used_at set and changes nothing.
+      const changed = await deps.changeCredential(owner.userId, null, async (tx) => {
         const at = new Date(now())
         const [used] = await tx.update(authTokens).set({ usedAt: at })
           .where(and(
             eq(authTokens.hash, hashLinkSecret(secret)),
             eq(authTokens.kind, 'recovery'),
+            eq(authTokens.userId, owner.userId),
             isNull(authTokens.usedAt),
             gt(authTokens.expiresAt, at)
           ))
@@ -109,10 +112,10 @@ export function createRecoveryService (deps: Deps) {
           .where(and(eq(authTokens.userId, used.userId), eq(authTokens.kind, 'recovery'), isNull(authTokens.usedAt)))
         return used.userId
       })
-      if (!userId) return invalidLink
+      if (!changed) return invalidLink
+      const userId = changed.value
       deps.accountChanges.changed(userId)
 
-      await deps.endSessionsOfUser(userId)
       // The owner has just proven the mailbox: a sign-in backoff built up by someone else ends here.
       await db.delete(signinFailures).where(eq(signinFailures.email, owner.email))
       await deps.audit.record(AUDIT.passwordReset, userId, meta)

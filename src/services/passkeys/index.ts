@@ -36,7 +36,8 @@ export interface PasskeyListing {
 }
 
 export type RegistrationOutcome = { ok: true, passkey: PasskeyListing, first: boolean } | { ok: false, message: string }
-export type AssertionOutcome = { ok: true, userId: string, passkeyId: string } | { ok: false, message: string }
+/** credentialVersion: the account's users.credential_version, read with the passkey (a sign-in starts its session only while it holds) */
+export type AssertionOutcome = { ok: true, userId: string, passkeyId: string, credentialVersion: number } | { ok: false, message: string }
 
 export const PASSKEY_MESSAGES = {
   registration: 'the passkey could not be registered: start again',
@@ -176,8 +177,9 @@ export function createPasskeyService (deps: PasskeyServiceDeps) {
       const credentialId = typeof response?.id === 'string' ? response.id : ''
       if (credentialId.length === 0 || credentialId.length > 1024) return refused(PASSKEY_MESSAGES.refused, 'no credential id')
       const [stored] = await db.select({
-        id: passkeys.id, userId: passkeys.userId, publicKey: passkeys.publicKey, counter: passkeys.counter, transports: passkeys.transports
-      }).from(passkeys).where(eq(passkeys.credentialId, credentialId))
+        id: passkeys.id, userId: passkeys.userId, publicKey: passkeys.publicKey, counter: passkeys.counter, transports: passkeys.transports,
+        credentialVersion: users.credentialVersion
+      }).from(passkeys).innerJoin(users, eq(users.id, passkeys.userId)).where(eq(passkeys.credentialId, credentialId))
       if (!stored) return refused(PASSKEY_MESSAGES.refused, 'unknown credential')
       if (userId !== undefined && stored.userId !== userId) return refused(PASSKEY_MESSAGES.notYours, 'another user\'s credential')
       // a discoverable credential answers with its user handle: it must be the one it was made with
@@ -210,7 +212,7 @@ export function createPasskeyService (deps: PasskeyServiceDeps) {
         .where(newCounter === 0 ? eq(passkeys.id, stored.id) : and(eq(passkeys.id, stored.id), lt(passkeys.counter, newCounter)))
         .returning({ id: passkeys.id })
       if (moved.length === 0) return refused(PASSKEY_MESSAGES.refused, 'the counter went back meanwhile')
-      return { ok: true, userId: stored.userId, passkeyId: stored.id }
+      return { ok: true, userId: stored.userId, passkeyId: stored.id, credentialVersion: stored.credentialVersion }
     }
   }
 }

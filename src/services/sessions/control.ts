@@ -1,6 +1,6 @@
 // What a signed-in person can see and do with their own sessions (GET and DELETE /auth/sessions;
-// docs/decisions.md, Account control), and the endings other account changes need: all but the
-// caller's after a password change, the password ones when Google takes over an unproven account.
+// docs/decisions.md, Account control). A credential change ends sessions in its own transaction
+// (./credential-change.ts).
 // Every ending sets ended_at, which revokes the session's JWTs on every instance (drizzle/0005's
 // trigger), and is marked here at once through the session service.
 import { and, desc, eq, gt, isNull, ne, sql, type SQL } from 'drizzle-orm'
@@ -61,11 +61,6 @@ export function createSessionControl (deps: SessionControlDeps) {
     /** end every session of this user but the caller's; how many ended */
     async endOthers (userId: string, keepPublicId: string): Promise<number> {
       return (await endWhere(and(eq(sessions.userId, userId), ne(sessions.publicId, keepPublicId)))).length
-    },
-
-    /** end every session of this user not signed in with Google (a row of no method may be a password one) */
-    async endPasswordSessions (userId: string): Promise<number> {
-      return (await endWhere(and(eq(sessions.userId, userId), sql`${sessions.method} is distinct from 'google'`))).length
     },
 
     /** end every session of this user */

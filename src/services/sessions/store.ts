@@ -17,6 +17,7 @@
 // a refresh together: the same rows, the same view, the same writes; only the object is not made.
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
+import { StaleCredential } from '../../errors.ts'
 import { sessions } from '../../db/schema.ts'
 import { createViewCache } from '../caches/view-cache.ts'
 import { createEndedSessions } from './ended.ts'
@@ -34,10 +35,12 @@ export interface SessionData {
 }
 
 /**
- * how a session was signed in ('password' | 'google' | 'recovery'), and from where (kept coarse); aal:
- * the level it starts at, 1 for an account with a second factor (docs/decisions.md, Second factors)
+ * how a session was signed in ('password' | 'google' | 'passkey' | 'recovery'), from where (kept
+ * coarse), the users.credential_version read with the credential it proved (./credential-change.ts),
+ * and aal: the level it starts at, 1 for an account with a second factor, 2 for a sign-in that proved
+ * one (docs/decisions.md, Second factors)
  */
-export interface SigninMeta { method: string, userAgent: string | null, ipPrefix: string | null, aal?: Level }
+export interface SigninMeta { method: string, userAgent: string | null, ipPrefix: string | null, credentialVersion: number, aal?: Level }
 
 /** a session's authentication level: 1 until its account's second factor is proved, then 2 */
 export type Level = 1 | 2
@@ -135,6 +138,28 @@ export function createSessionService (deps: SessionServiceDeps) {
     .returning({ createdAt: sessions.createdAt, expiresAt: sessions.expiresAt, aal: sessions.aal })
     .prepare('session_write')
 
+  // A sign-in's new row, written only while the user's credential version is the one its sign-in
+  // read with the credential: FOR SHARE waits for a credential change holding the user's row and then
+  // sees its new version (./credential-change.ts says why no session outlives a change).
+  const START = `insert into sessions (id, public_id, user_id, data, expires_at, created_at, last_used_at, user_agent, ip_prefix, method,
+      proved_at, credential_version, aal)
+    select $1, $2::uuid, u.id, $4::jsonb, $5::timestamptz, $6::timestamptz, $6::timestamptz, $7, $8, $9, $6::timestamptz, u.credential_version, $11::smallint
+      from users u where u.id = $3::uuid and u.credential_version = $10
+      for share
+    returning created_at, expires_at`
+
+  /** a signed-in session's first row; false when the credential it proved has changed since */
+  async function start (sid: string, row: Omit<Row, 'aal'> & { userId: string }, signin: SigninMeta): Promise<boolean> {
+    const { data, userId, publicId, expiresAt, createdAt } = row
+    const [written] = await database.query<{ created_at: Date | string, expires_at: Date | string }>(START, [
+      sid, publicId, userId, JSON.stringify(data), new Date(expiresAt).toISOString(), new Date(createdAt).toISOString(),
+      signin.userAgent, signin.ipPrefix, signin.method, signin.credentialVersion, signin.aal ?? null
+    ])
+    if (!written) return false
+    rows.set(sid, { ...row, createdAt: new Date(written.created_at).getTime(), expiresAt: new Date(written.expires_at).getTime(), aal: signin.aal ?? null })
+    return true
+  }
+
   /** store a signed-in session's row (insert, or update unless it has ended meanwhile); whether it was written */
   async function write (sid: string, row: Omit<Row, 'aal'> & { userId: string }, signin?: SigninMeta): Promise<boolean> {
     const { data, userId, publicId, expiresAt, createdAt, lastUsedAt } = row
@@ -179,6 +204,11 @@ export function createSessionService (deps: SessionServiceDeps) {
       }
       const t = now()
       const createdAt = kept?.createdAt ?? t
+      if (session.signin && !kept) {
+        start(sid, { data, userId, publicId, expiresAt: expiryOf(t, t), createdAt: t, lastUsedAt: t }, session.signin)
+          .then((started) => cb(started ? null : new StaleCredential()), cb)
+        return
+      }
       write(sid, { data, userId, publicId, expiresAt: expiryOf(createdAt, t), createdAt, lastUsedAt: t }, session.signin).then(() => cb(), cb)
     },
     destroy (sid: string, cb: Callback) {
@@ -266,13 +296,6 @@ export function createSessionService (deps: SessionServiceDeps) {
         .returning({ id: sessions.id })
       for (const r of changed) rows.invalidate(r.id)
       return changed.length > 0
-    },
-
-    async endAllOfUser (userId: string): Promise<void> {
-      const rows = await db.update(sessions).set({ endedAt: new Date(now()) })
-        .where(and(eq(sessions.userId, userId), isNull(sessions.endedAt)))
-        .returning({ publicId: sessions.publicId })
-      ended.mark(rows.map((r) => r.publicId))
     },
 
     /** sessions ended here by other services (src/services/sessions/control.ts): marked and announced as every ending is */
