@@ -1,4 +1,4 @@
-// Sign-in tokens, refresh and sign-out, revocation, credential versions, limits without Redis.
+// Sign-in tokens, refresh and sign-out, revocation, credential versions, limits without Redis, second factors and the session's level.
 import { runGroup } from '../group.ts'
 
 await runGroup([
@@ -8,5 +8,8 @@ await runGroup([
   'sessions/tokens.test.ts',
   'sessions/revocation.test.ts',
   'sessions/credential-versions.test.ts',
-  'limits/redis-down.test.ts'
+  'limits/redis-down.test.ts',
+  'mfa/totp.test.ts',
+  'mfa/enrol.test.ts',
+  'mfa/levels.test.ts'
 ])
