@@ -6,5 +6,6 @@ await runGroup([
   'accounts/signin.test.ts',
   'accounts/confirm-mail.test.ts',
   'accounts/signin-flood.test.ts',
-  'passkeys/passkeys.test.ts'
+  'passkeys/passkeys.test.ts',
+  'passkeys/levels.test.ts'
 ])
