@@ -7,6 +7,8 @@ let token = null
 let tokenAt = 0
 let refreshing = null
 let onAuthLost = () => {}
+/** the session's cookie answered "second factor required": it was signed in with one factor only */
+let secondFactorPending = false
 
 export class ApiError extends Error {
   constructor (status, body, retryAfter = null) {
@@ -74,10 +76,11 @@ async function request (method, path, body) {
   return data
 }
 
-/** a fresh JWT from the session cookie; false when there is no signed-in session */
+/** a fresh JWT from the session cookie; false when there is no signed-in session (or it waits for its second factor) */
 export function refresh () {
   refreshing ??= send('POST', '/auth/token/refresh', undefined, false)
     .then(({ res, data }) => {
+      secondFactorPending = isSecondFactorRequired(res.status, data)
       if (res.ok && data?.status === 'success' && data.token) {
         setToken(data.token)
         return true
@@ -96,10 +99,27 @@ async function form (path, body, method = 'POST') {
   return data
 }
 
+// A sign-in of an account with a second factor answers mfaRequired: its JWT (level 1) reaches only
+// the second factor's check, sign-out and the account's info until POST /auth/mfa/verify.
 export async function signIn (email, password, remember) {
   const result = await form('/auth/signin', { email, password, token: true, remember })
   if (result.status === 'success') setToken(result.token)
   return result
+}
+
+const isSecondFactorRequired = (status, data) => status === 403 && /second factor required/i.test(data?.message ?? '')
+/** whether the last refresh found a session that waits for its second factor (a reload after the password) */
+export const needsSecondFactor = () => secondFactorPending
+
+/** {code} or {recoveryCode}: the session's second factor; the answer's JWT is kept (by the session cookie when no JWT is held) */
+export async function verifySecondFactor (proof) {
+  const { res, data } = await send('POST', '/auth/mfa/verify', proof, true)
+  if (!res.ok) throw failure(res, data)
+  if (data.status === 'success') {
+    secondFactorPending = false
+    setToken(data.token)
+  }
+  return data
 }
 
 export function signUp (body) { return form('/auth/signup', body) }
@@ -109,6 +129,7 @@ export async function signOut () {
     await request('POST', '/auth/signout')
   } finally {
     token = null
+    secondFactorPending = false
   }
 }
 
@@ -180,6 +201,20 @@ export const passkeySigninOptions = () => form('/auth/passkeys/signin/options')
 export async function passkeySignIn (response, remember) {
   const result = await form('/auth/passkeys/signin/verify', { response, token: true, remember })
   if (result.status === 'success') setToken(result.token)
+  return result
+}
+
+// The authenticator app (TOTP): set up (fresh proof), confirm with a first code (ten recovery codes,
+// shown once), remove (fresh proof). Confirming and removing answer the session's new JWT.
+export const beginTotp = () => request('POST', '/auth/mfa/totp')
+export async function confirmTotp (code) {
+  const result = await request('POST', '/auth/mfa/totp/confirm', { code })
+  if (result.status === 'success') setToken(result.token)
+  return result
+}
+export async function removeTotp () {
+  const result = await request('DELETE', '/auth/mfa/totp')
+  setToken(result.token)
   return result
 }
 

@@ -12,6 +12,7 @@ import { homeView } from './views/home.js'
 import { reportView } from './views/report.js'
 import { accountView } from './views/account.js'
 import { confirmView, recoveryView } from './views/links.js'
+import { secondFactorView } from './views/second-factor.js'
 
 const main = document.getElementById('main')
 const account = document.getElementById('account')
@@ -182,6 +183,10 @@ if (restored) {
   document.body.dataset.auth = 'signed-in'
   await refreshUser()
   route()
+} else if (api.needsSecondFactor() && !mailedLink) {
+  // signed in with the password, not yet with the second factor: the code, then the page
+  document.body.dataset.auth = 'signed-out'
+  mount(secondFactorView({ onSignedIn, signedOut }))
 } else {
   document.body.dataset.auth = 'signed-out'
   route()

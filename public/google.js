@@ -3,6 +3,7 @@
 // window.handleGoogleCredential with {credential, select_by, clientId}; the page posts it as it comes
 // to POST /auth/idp, which checks the ID token itself.
 import * as api from './api.js'
+import { secondFactorForm } from './views/second-factor.js'
 import { errorText, h } from './dom.js'
 
 const GIS_SRC = 'https://accounts.google.com/gsi/client'
@@ -49,7 +50,10 @@ export function googleSignIn (clientId, onSignedIn) {
     message.textContent = ''
     try {
       const result = await api.googleSignIn({ clientId: response.clientId ?? clientId, credential: response.credential, select_by: response.select_by })
-      if (result.status === 'success') return onSignedIn({ google: true, isNewUser: result.isNewUser })
+      const signedIn = () => onSignedIn({ google: true, isNewUser: result.isNewUser })
+      // an account with a second factor: its code first, in this block's place
+      if (result.status === 'success' && result.mfaRequired) return node.replaceChildren(secondFactorForm(signedIn, () => location.reload()))
+      if (result.status === 'success') return signedIn()
       message.textContent = result.fieldError.message
     } catch (err) {
       message.textContent = errorText(err)

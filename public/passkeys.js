@@ -19,6 +19,13 @@ export async function signInWithPasskey (remember = true) {
   return await api.passkeySignIn(response, remember)
 }
 
+/** a passkey of the signed-in account as its second factor (POST /auth/mfa/verify); resolves with the API's answer */
+export async function verifyWithPasskey () {
+  const options = await api.passkeySigninOptions()
+  const response = await startAuthentication({ optionsJSON: options })
+  return await api.verifySecondFactor({ passkey: response })
+}
+
 /**
  * Offer the account's passkeys in the autofill of the e-mail input (autocomplete "username webauthn")
  * once `form` is on the page; `onSignedIn` when one is chosen, `onError` with a refusal.

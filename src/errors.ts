@@ -22,11 +22,11 @@ export const NotFound = createError<[string?]>(`${ERR_PREFIX}_NOT_FOUND`, '%s', 
 export const BadRequest = createError<[string]>(`${ERR_PREFIX}_BAD_REQUEST`, '%s', 400)
 export const PaymentRequired = createError(`${ERR_PREFIX}_PAYMENT_REQUIRED`, 'payment required', 402)
 export const Conflict = createError<[string]>(`${ERR_PREFIX}_CONFLICT`, '%s', 409)
-// a sensitive call (creating an API key or a webhook) from a session whose last proof of its owner is
-// older than STEP_UP_MAX_AGE_S: POST /auth/reauthenticate renews it
 // a session at level 1 of an account with a second factor: only POST /auth/mfa/verify, POST /auth/signout
 // and GET /auth/info answer it until the second factor is proved
 export const SecondFactorRequired = createError(`${ERR_PREFIX}_SECOND_FACTOR_REQUIRED`, 'second factor required', 403)
+// a sensitive call (creating an API key or a webhook) from a session whose last proof of its owner is
+// older than STEP_UP_MAX_AGE_S: POST /auth/reauthenticate renews it
 export const ReauthenticationRequired = createError(`${ERR_PREFIX}_REAUTHENTICATION_REQUIRED`, 're-authentication required', 403)
 // Idempotency-Key: the key was used with another method, path or body; or its first request still runs
 export const IdempotencyKeyReused = createError(`${ERR_PREFIX}_IDEMPOTENCY_KEY_REUSED`, 'idempotency key reused with another request', 422)

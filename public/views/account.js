@@ -1,6 +1,7 @@
-// The account page: who you are, credits and subscription, Google link, passkeys (./passkeys.js), password, signed-in sessions,
-// deleting the account, and for programs API keys and webhooks (./api-keys.js, ./webhooks.js). Each
-// card loads and fails on its own, so one refused request leaves the rest of the page usable.
+// The account page: who you are, credits and subscription, Google link, password, signed-in sessions,
+// passkeys (./passkeys.js), two-step sign-in (./totp.js), deleting the account, and for programs API
+// keys and webhooks (./api-keys.js, ./webhooks.js). Each card loads and fails on its own, so one
+// refused request leaves the rest of the page usable.
 import * as api from '../api.js'
 import { errorText, formatDateTime, h, plural, setTitle, timeAgo } from '../dom.js'
 import { field, formHelpers, formStatus, PASSWORD_HINT, passwordInput } from '../forms.js'
@@ -9,6 +10,7 @@ import { ProofCancelled, withFreshProof } from '../fresh-proof.js'
 import { apiKeysCard } from './api-keys.js'
 import { passkeysCard } from './passkeys.js'
 import { webhooksCard } from './webhooks.js'
+import { totpCard } from './totp.js'
 
 const STATUS_TEXT = {
   active: 'Active', trialing: 'Trial', past_due: 'Payment overdue', unpaid: 'Unpaid', canceled: 'Canceled',
@@ -186,7 +188,7 @@ export function accountView (ctx) {
       h('a', { href: '#/', class: 'back' }, '← Reports'),
       h('div', { class: 'account-grid' },
         h('div', { class: 'column' }, overviewCard(ctx), googleCard(ctx), deleteCard(ctx)),
-        h('div', { class: 'column' }, sessionsCard(ctx), passkeysCard(ctx), passwordCard(ctx))),
+        h('div', { class: 'column' }, sessionsCard(ctx), passkeysCard(ctx), passwordCard(ctx), totpCard(ctx))),
       h('h2', { class: 'subhead programs-head' }, 'For your programs'),
       h('div', { class: 'account-grid' },
         h('div', { class: 'column' }, apiKeysCard(ctx)),

@@ -4,6 +4,7 @@ import { errorText, h, setTitle } from '../dom.js'
 import { field, formHelpers, formStatus, PASSWORD_HINT, passwordInput } from '../forms.js'
 import { googleSignIn } from '../google.js'
 import { cancelled, offerPasskeyAutofill, passkeysSupported, signInWithPasskey, stopPasskeyAutofill } from '../passkeys.js'
+import { secondFactorForm } from './second-factor.js'
 
 // CAPTCHA: in development the server runs with CAPTCHA=off and accepts any non-empty token, so the
 // page sends this fixed string. A production deployment embeds the provider's widget (Turnstile,
@@ -48,6 +49,12 @@ export function signInForm (onSignedIn, { onForgot, prefix = 'signin', email: kn
     })
     offerPasskeyAutofill(el, () => onSignedIn({}), failed)
   }
+  // the account has a second factor: the code form takes the password form's place until verified
+  const askSecondFactor = () => {
+    password.value = ''
+    const second = secondFactorForm(() => onSignedIn({}), () => { second.replaceWith(el); password.focus() })
+    el.replaceWith(second)
+  }
   el.addEventListener('submit', async (event) => {
     event.preventDefault()
     f.clear()
@@ -56,7 +63,7 @@ export function signInForm (onSignedIn, { onForgot, prefix = 'signin', email: kn
       const result = await api.signIn(email.value.trim(), password.value, remember.checked)
       if (result.status === 'success') {
         stopPasskeyAutofill()
-        return onSignedIn({})
+        return result.mfaRequired ? askSecondFactor() : onSignedIn({})
       }
       f.showField(result.fieldError)
     } catch (err) {

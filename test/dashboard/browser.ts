@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
 import { build, CHEAP_ARGON2, GOOD_PASSWORD, registeredUser, type RegisteredUser } from '../helper.ts'
+import type { AppDeps } from '../../src/app.ts'
 
 export const CHROMIUM = '/usr/bin/chromium'
 export const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url))
@@ -42,9 +43,10 @@ export async function launchChromium (port: number): Promise<Browser> {
   })
 }
 
-export async function startDashboard (t: Test, env: Record<string, string> = {}) {
+/** deps: what the app is built with besides its configuration (a clock the test moves) */
+export async function startDashboard (t: Test, env: Record<string, string> = {}, deps: AppDeps = {}) {
   mkdirSync(ARTIFACTS, { recursive: true })
-  const app = await build(t, { WORKERS: '0', PUBLIC_URL: PUBLIC_ORIGIN, RATE_LIMIT_SIGNUP_IP: '100', ...FAST_HASH, ...env })
+  const app = await build(t, { WORKERS: '0', PUBLIC_URL: PUBLIC_ORIGIN, RATE_LIMIT_SIGNUP_IP: '100', ...FAST_HASH, ...env }, deps)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
 

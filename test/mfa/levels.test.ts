@@ -163,6 +163,9 @@ t.test('a recovery code verifies once; recoveryCodesLeft counts down', async (t)
 
 t.test('wrong codes lock the address as wrong passwords do: 429 with Retry-After', async (t) => {
   const { token, enrolled } = await levelOneUser()
+  // the app's clock stands still: the lock the fifth failure sets (1 s) cannot pass on a slow machine
+  m.hold()
+  t.teardown(() => m.release())
   const right = codeAt(enrolled.secret, m.now())
   const wrongCode = right === '000000' ? '111111' : '000000'
   const statuses: number[] = []

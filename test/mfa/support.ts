@@ -14,13 +14,23 @@ export interface MfaApp {
   now: () => number
   /** move the app's clock to the next 30-second step: a new code is good there */
   nextStep: () => void
+  /** stop the app's clock (a backoff's lock then lasts however slow the machine is), and start it again */
+  hold: () => void
+  release: () => void
 }
 
 export async function buildMfaApp (t: Tap, env: Record<string, string> = {}, deps: Parameters<typeof build>[2] = {}): Promise<MfaApp> {
   let shift = 0
-  const now = () => Date.now() + shift
+  let held: number | null = null
+  const now = () => held ?? Date.now() + shift
   const app = await build(t, { ...CHEAP_ARGON2, ...env }, { now, ...deps })
-  return { app, now, nextStep: () => { shift += 30_000 } }
+  return {
+    app,
+    now,
+    nextStep: () => { shift += 30_000; if (held !== null) held += 30_000 },
+    hold: () => { held = now() },
+    release: () => { if (held !== null) shift = held - Date.now(); held = null }
+  }
 }
 
 export const inject = (app: FastifyInstance, method: 'GET' | 'POST' | 'DELETE', url: string, headers: Record<string, string> = {}, payload?: object) =>

@@ -1,0 +1,97 @@
+// The account page's "Two-step sign-in" card (docs/decisions.md, Second factors): set up an
+// authenticator app (its secret and otpauth:// link shown while it is set up, then confirmed with a
+// first code), the recovery codes shown once (public/one-time-secret.js), and removal. Setting up and
+// removing need a fresh proof of the owner (public/fresh-proof.js). No QR code: the page loads no
+// library for it; the secret is typed into the app, or the link opens it on a phone.
+import * as api from '../api.js'
+import { errorText, fill, h, plural } from '../dom.js'
+import { field, formHelpers, formStatus } from '../forms.js'
+import { ProofCancelled, withFreshProof } from '../fresh-proof.js'
+import { secretSlot, showSecret } from '../one-time-secret.js'
+
+const P = 'totp'
+
+/** the secret and the first-code form of a set-up begun */
+function confirmForm (setup, onConfirmed) {
+  const code = h('input', { type: 'text', autocomplete: 'one-time-code', inputMode: 'numeric', maxLength: 8, required: true })
+  const el = h('form', { class: 'form', id: `${P}-confirm-form`, noValidate: true },
+    h('p', null, 'Add this account to your authenticator app: type the key below into it, or open the link on the phone that has the app.'),
+    h('p', null, 'Key: ', h('code', { id: `${P}-key`, class: 'secret-value' }, setup.secret)),
+    h('p', null, h('a', { href: setup.otpauthUrl, id: `${P}-link` }, 'Open in the authenticator app')),
+    field(P, 'code', 'The 6-digit code the app shows now', code),
+    ...formStatus(),
+    h('button', { type: 'submit', class: 'button primary' }, 'Turn on'))
+  const f = formHelpers(el, P)
+  el.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    f.clear()
+    if (!code.value.trim()) return f.showField({ field: 'code', message: 'Enter the code' })
+    f.busy(true, 'Checking…')
+    try {
+      const result = await api.confirmTotp(code.value.trim())
+      if (result.status !== 'success') {
+        f.busy(false, 'Turn on')
+        return f.showField(result.fieldError)
+      }
+      await onConfirmed(result.recoveryCodes)
+    } catch (err) {
+      f.showForm(errorText(err))
+      f.busy(false, 'Turn on')
+    }
+  })
+  return el
+}
+
+export function totpCard (ctx) {
+  const { user } = ctx
+  const message = h('p', { class: 'form-error', role: 'alert' })
+  const proofSlot = h('div', { class: 'proof-slot', hidden: true })
+  const secret = secretSlot(P)
+  const body = h('div', { id: `${P}-body` })
+  // the account view is rebuilt on reload; the recovery codes stay in this card's slot until dismissed
+  const reload = () => ctx.refreshUser()
+
+  const act = async (button, call, then) => {
+    message.textContent = ''
+    button.disabled = true
+    try {
+      then(await withFreshProof(ctx, proofSlot, P, call))
+    } catch (err) {
+      if (!(err instanceof ProofCancelled)) message.textContent = errorText(err)
+      button.disabled = false
+    }
+  }
+
+  const on = (left) => {
+    const remove = h('button', { type: 'button', class: 'button danger', id: `${P}-remove` }, 'Turn off')
+    remove.addEventListener('click', () => act(remove, api.removeTotp, async () => {
+      off()
+      await reload()
+    }))
+    fill(body,
+      h('p', { id: `${P}-state` }, 'On: signing in asks for a code of your authenticator app.'),
+      h('p', { class: 'muted small', id: `${P}-recovery-left` }, `${plural(left, 'recovery code')} left.`),
+      h('div', { class: 'actions start' }, remove))
+  }
+  const off = () => {
+    const start = h('button', { type: 'button', class: 'button primary', id: `${P}-start` }, 'Set up an authenticator app')
+    const confirmed = async (codes) => {
+      on(codes.length)
+      showSecret(secret, P, {
+        title: 'Your recovery codes',
+        label: 'Ten recovery codes, separated by spaces',
+        value: codes.join(' '),
+        more: 'Each one signs you in once in place of a code, if you lose the phone with the app.'
+      })
+      await reload()
+    }
+    start.addEventListener('click', () => act(start, api.beginTotp, (setup) => fill(body, confirmForm(setup, confirmed))))
+    fill(body,
+      h('p', { id: `${P}-state` }, 'Off. With an authenticator app, signing in asks for its code after the password.'),
+      h('div', { class: 'actions start' }, start))
+  }
+  if (user.mfa?.totp) on(user.mfa.recoveryCodesLeft)
+  else off()
+  return h('section', { class: 'card', id: 'account-totp' },
+    h('h2', null, 'Two-step sign-in'), body, message, proofSlot, secret)
+}
