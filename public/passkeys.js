@@ -26,6 +26,13 @@ export async function verifyWithPasskey () {
   return await api.verifySecondFactor({ passkey: response })
 }
 
+/** a passkey of the signed-in account as a fresh proof of its owner (POST /auth/reauthenticate) */
+export async function proveWithPasskey () {
+  const options = await api.passkeySigninOptions()
+  const response = await startAuthentication({ optionsJSON: options })
+  return await api.reauthenticate({ passkey: response })
+}
+
 /**
  * Offer the account's passkeys in the autofill of the e-mail input (autocomplete "username webauthn")
  * once `form` is on the page; `onSignedIn` when one is chosen, `onError` with a refusal.

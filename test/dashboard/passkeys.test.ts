@@ -1,8 +1,10 @@
 // Passkeys in headless Chromium, with Chromium's virtual authenticator (the DevTools protocol's
 // WebAuthn domain: a platform authenticator that holds discoverable credentials, verifies its user
 // and answers without a touch). The account page registers a passkey and lists it; signed out, the
-// sign-in form's button signs in with it and the reports page opens; removing it leaves the list
-// empty and the passkey signs no one in. The library's ES module is served from the installed package.
+// sign-in form's autofill offer and its button sign in with it and the reports page opens; removing
+// it (the fresh-proof prompt answered with the passkey) leaves the list empty, and it signs no one in.
+// After a password, the passkey is the second factor. The library's ES module is served from the
+// installed package.
 import t from '../tap.ts'
 import type { BrowserContext, CDPSession } from 'playwright-core'
 import { registeredUser } from '../helper.ts'
@@ -74,10 +76,25 @@ t.test('passkeys in the dashboard', { skip }, async (t) => {
     await page.locator('#reports').waitFor(WAIT)
     t.equal(await signedInWith(), 'passkey', 'signed in by the button')
 
+    // the password of an account with a passkey: the second step takes the passkey
+    await page.click('#sign-out')
+    await page.locator('#signin-form').waitFor(WAIT)
+    await page.fill('#signin-email', user.email)
+    await page.fill('#signin-password', user.password)
+    await page.click('#signin-form button[type=submit]')
+    await page.locator('#second-factor-form').waitFor(WAIT)
+    await page.click('#second-factor-passkey')
+    await page.locator('#reports').waitFor(WAIT)
+    t.equal(await signedInWith(), 'password', 'the password session, now at level 2')
+
+    // removing it with a stale proof: the prompt offers the passkey itself
     await page.click('#account-link')
     await page.locator('#passkey-list .program-item').waitFor(WAIT)
+    await d.app.database.query("update sessions set proved_at = now() - interval '1 hour' where user_id = (select id from users where email = $1)", [user.email])
     page.once('dialog', (dialog) => { dialog.accept().catch(() => {}) })
     await page.click('#passkey-list .program-item button')
+    await page.locator('#passkey-remove-proof-passkey').waitFor(WAIT)
+    await page.click('#passkey-remove-proof-passkey')
     await page.locator('#passkey-list .empty').waitFor(WAIT)
     t.equal(await page.locator('#passkey-list .program-item').count(), 0, 'the list is empty')
 
