@@ -48,7 +48,7 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
     database, now, encryptionKey: config.mfa.encryptionKey, previousKeys: config.mfa.previousKeys, changed: accountChanges.changed
   })
   const accounts = createAccountService({
-    database, passwords, captcha, mail, audit, promocodes, accountChanges, mfa, now,
+    database, passwords, captcha, mail, audit, promocodes, accountChanges, now,
     publicUrl: config.publicUrl,
     signupFreeReports: config.signupFreeReports
   })
@@ -57,12 +57,6 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const sessionControl = createSessionControl({ database, announceEnded, now })
   // every credential change goes through credentials.change (docs/decisions.md, Credential versions)
   const credentials = createCredentialChanges({ database, announceEnded, now })
-  // A second factor gained or removed: every session but the one that made the change ends, as they
-  // proved what is no longer the account's proof (docs/decisions.md, Second factors); a credential
-  // change like any other, so a sign-in that read the account before it gets no session.
-  const credentialChanged = async (userId: string, keepPublicId: string): Promise<void> => {
-    await credentials.change(userId, keepPublicId, async () => true)
-  }
   const recovery = createRecoveryService({
     database, passwords, mail, audit, changeCredential: credentials.change, accountChanges, now, publicUrl: config.publicUrl
   })
@@ -109,8 +103,7 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   return {
     passkeys,
     passwords, mail, audit, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
-    sessionControl, credentials, passwordChange, passwordProof, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor,
-    credentialChanged
+    sessionControl, credentials, passwordChange, passwordProof, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor
   }
 }
 

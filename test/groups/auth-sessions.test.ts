@@ -1,4 +1,5 @@
-// Sign-in tokens, refresh and sign-out, revocation, credential versions, limits without Redis, second factors and the session's level.
+// Sign-in tokens, refresh and sign-out, revocation, credential versions, limits without Redis, second
+// factors and the session's level.
 import { runGroup } from '../group.ts'
 
 await runGroup([

@@ -17,7 +17,7 @@ const security = [{ bearer: [] }]
 const MINUTE = 60_000
 
 const totpRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
-  const { accounts, audit, mfa, credentialChanged } = app.services
+  const { accounts, audit, mfa, credentials } = app.services
   app.addHook('onRequest', app.authenticate)
   // guesses at a pending set-up's first code: a budget per account, as re-authentication has
   const confirmPerAccount = app.limiter({ name: 'mfa-confirm', max: config.rateLimits.signinEmail, timeWindow: 15 * MINUTE, key: (r) => r.user?.id })
@@ -55,14 +55,20 @@ const totpRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { 
     preHandler: confirmPerAccount
   }, async (request) => {
     const { id, sid } = request.user
-    const outcome = await mfa.confirmTotp(id, request.body.code)
-    if (outcome.status === 'none-pending') throw new Conflict('no authenticator app set-up is pending')
-    if (outcome.status === 'wrong-code') return { status: 'error' as const, fieldError: { field: 'code' as const, message: CODE_MESSAGES.wrong } }
+    const checked = await mfa.checkPendingCode(id, request.body.code)
+    if (checked.status === 'wrong-code') return { status: 'error' as const, fieldError: { field: 'code' as const, message: CODE_MESSAGES.wrong } }
+    // The account's first factor is a credential change: the other sessions proved the password (or
+    // Google) alone and end, and a sign-in that read the account before it gets no session.
+    const codes = checked.status === 'none-pending'
+      ? null
+      : checked.firstFactor
+        ? (await credentials.change(id, sid, (tx) => mfa.confirmPending(id, checked, tx)))?.value ?? null
+        : await mfa.confirmPending(id, checked)
+    if (codes === null) throw new Conflict('no authenticator app set-up is pending')
     await audit.record(AUDIT.mfaTotpConfirm, id, requestMeta(request))
-    // The session proved the factor just now; the others proved the password (or Google) alone.
+    // the session proved the factor just now
     if (!await app.sessions.setLevel(sid, 2, true)) throw new Unauthorized()
-    if (outcome.firstFactor) await credentialChanged(id, sid)
-    return { status: 'success' as const, recoveryCodes: outcome.recoveryCodes, token: app.issueToken({ id, sid, aal: 2 }) }
+    return { status: 'success' as const, recoveryCodes: codes, token: app.issueToken({ id, sid, aal: 2 }) }
   })
 
   app.delete('/mfa/totp', {
@@ -77,13 +83,17 @@ const totpRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { 
     config: { freshProof: true }
   }, async (request) => {
     const { id, sid } = request.user
-    const removed = await mfa.removeTotp(id)
-    if (removed === 'none') throw notFound('no authenticator app is set up')
-    if (removed === 'pending') return { status: 'success' as const, token: app.issueToken(request.user) }
+    // a confirmed app removed is a credential change (docs/decisions.md, Credential versions); a
+    // pending set-up is nothing of the kind: the change rolls back and the set-up goes alone
+    const changed = await credentials.change(id, sid, async (tx) => await mfa.removeTotp(id, tx) === 'confirmed' ? true : null)
+    if (changed === null) {
+      const removed = await mfa.removeTotp(id)
+      if (removed === 'none') throw notFound('no authenticator app is set up')
+      return { status: 'success' as const, token: app.issueToken(request.user) }
+    }
     await audit.record(AUDIT.mfaTotpRemove, id, requestMeta(request))
     const stillHasFactor = await mfa.hasFactor(id)
     if (!stillHasFactor && !await app.sessions.setLevel(sid, null, false)) throw new Unauthorized()
-    await credentialChanged(id, sid)
     return { status: 'success' as const, token: app.issueToken(stillHasFactor ? { id, sid, aal: 2 } : { id, sid }) }
   })
 }

@@ -14,7 +14,7 @@ import type { PromocodeService } from '../billing/promocodes.ts'
 import { currentSubscription } from '../billing/subscription-state.ts'
 import { createViewCache } from '../caches/view-cache.ts'
 import type { AccountChanges } from './changes.ts'
-import type { MfaService } from '../mfa/index.ts'
+import { mfaStatusColumns } from '../mfa/index.ts'
 
 export const CONFIRM_TTL_MS = 7 * 24 * 3600 * 1000
 /** the NOTIFY channel of drizzle/0003's triggers: a user id whose row or subscriptions changed */
@@ -52,8 +52,6 @@ interface Deps {
   signupFreeReports: number
   /** the view below listens to it: the next info() of a changed account reads it again */
   accountChanges: AccountChanges
-  /** what the account's second factors are (GET /auth/info shows them) */
-  mfa: Pick<MfaService, 'status'>
   now?: () => number
 }
 
@@ -116,9 +114,10 @@ export function createAccountService (deps: Deps) {
   }
 
   async function loadInfo (userId: string) {
-    const [user] = await db.select().from(users).where(eq(users.id, userId))
-    if (!user) return null
-    const [subscription, mfa] = await Promise.all([currentSubscription(db, userId), deps.mfa.status(userId)])
+    const [row] = await db.select({ user: users, mfa: mfaStatusColumns(users.id) }).from(users).where(eq(users.id, userId))
+    if (!row) return null
+    const { user, mfa } = row
+    const subscription = await currentSubscription(db, userId)
     return {
       id: user.id,
       email: user.email,

@@ -4,15 +4,26 @@
 //
 // Every write here changes what GET /auth/info shows: the writer tells `changed` before it answers
 // (this process's views), and the tables' trigger (drizzle/0011) tells every other process.
-import { and, count, eq, isNotNull, isNull, lt, or } from 'drizzle-orm'
-import type { Database } from '../../db/client.ts'
+import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
+import type { AnyPgColumn } from 'drizzle-orm/pg-core'
+import type { Database, Db } from '../../db/client.ts'
 import { mfaRecoveryCodes, mfaTotp, passkeys } from '../../db/schema.ts'
 import { hashRecoveryCode, newRecoveryCodes } from './recovery-codes.ts'
 import { createSealer } from './sealing.ts'
 import { matchingStep, newTotpSecret, normalizeCode, otpauthUrl } from './totp.ts'
 
-/** what GET /auth/info shows of an account's second factors */
-export interface MfaStatus { totp: boolean, passkeys: number, recoveryCodesLeft: number }
+/**
+ * What GET /auth/info shows of an account's second factors, as columns of the query that reads its
+ * users row (`userId`: that row's id column): the account view loads in the round trips it took
+ * before second factors existed.
+ */
+export function mfaStatusColumns (userId: AnyPgColumn) {
+  return {
+    totp: sql<boolean>`exists(select 1 from ${mfaTotp} where ${mfaTotp.userId} = ${userId} and ${mfaTotp.confirmedAt} is not null)`,
+    passkeys: sql<number>`(select count(*) from ${passkeys} where ${passkeys.userId} = ${userId})::int`,
+    recoveryCodesLeft: sql<number>`(select count(*) from ${mfaRecoveryCodes} where ${mfaRecoveryCodes.userId} = ${userId} and ${mfaRecoveryCodes.usedAt} is null)::int`
+  }
+}
 
 export interface MfaServiceDeps {
   database: Database
@@ -24,8 +35,9 @@ export interface MfaServiceDeps {
   now?: () => number
 }
 
-export type ConfirmOutcome =
-  | { status: 'confirmed', recoveryCodes: string[], firstFactor: boolean }
+/** a pending set-up's first code, checked: `right` carries what confirming it writes */
+export type PendingCheck =
+  | { status: 'right', sealed: string, step: number, firstFactor: boolean }
   | { status: 'wrong-code' }
   | { status: 'none-pending' }
 
@@ -58,15 +70,6 @@ export function createMfaService (deps: MfaServiceDeps) {
       return await hasFactor(userId) ? 1 : undefined
     },
 
-    async status (userId: string): Promise<MfaStatus> {
-      const [[totp], [keys], [codes]] = await Promise.all([
-        db.select({ userId: mfaTotp.userId }).from(mfaTotp).where(confirmedTotp(userId)),
-        db.select({ n: count() }).from(passkeys).where(eq(passkeys.userId, userId)),
-        db.select({ n: count() }).from(mfaRecoveryCodes).where(and(eq(mfaRecoveryCodes.userId, userId), isNull(mfaRecoveryCodes.usedAt)))
-      ])
-      return { totp: totp !== undefined, passkeys: keys?.n ?? 0, recoveryCodesLeft: codes?.n ?? 0 }
-    },
-
     /**
      * A new pending TOTP secret for the account, replacing a pending one; null when a confirmed one
      * exists (it is removed first, on purpose).
@@ -82,40 +85,51 @@ export function createMfaService (deps: MfaServiceDeps) {
     },
 
     /**
-     * The first code of the pending secret confirms it: ten new recovery codes replace any earlier
-     * ones. firstFactor: the account had no second factor before.
+     * Whether `typed` is a code of the pending secret; firstFactor: the account has no second factor
+     * yet (confirming this one is then a credential change: docs/decisions.md, Second factors).
      */
-    async confirmTotp (userId: string, typed: string): Promise<ConfirmOutcome> {
+    async checkPendingCode (userId: string, typed: string): Promise<PendingCheck> {
       const [pending] = await db.select({ secret: mfaTotp.secret }).from(mfaTotp)
         .where(and(eq(mfaTotp.userId, userId), isNull(mfaTotp.confirmedAt)))
       if (!pending) return { status: 'none-pending' }
       const opened = sealer.open(pending.secret, userId)
       const step = opened === null ? null : matchingStep(opened.plain, normalizeCode(typed), now())
       if (step === null) return { status: 'wrong-code' }
-      const codes = newRecoveryCodes()
-      const firstFactor = !await hasPasskey(userId)
-      const confirmed = await db.transaction(async (tx) => {
-        // the secret the code was checked against: a set-up begun again meanwhile is not confirmed by it
-        const rows = await tx.update(mfaTotp).set({ confirmedAt: new Date(now()), lastStep: step })
-          .where(and(eq(mfaTotp.userId, userId), isNull(mfaTotp.confirmedAt), eq(mfaTotp.secret, pending.secret)))
-          .returning({ userId: mfaTotp.userId })
-        if (rows.length === 0) return false
-        await tx.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, userId))
-        await tx.insert(mfaRecoveryCodes).values(codes.map((c) => ({ userId, hash: hashRecoveryCode(c) })))
-        return true
-      })
-      if (!confirmed) return { status: 'none-pending' }
-      deps.changed(userId)
-      return { status: 'confirmed', recoveryCodes: codes, firstFactor }
+      return { status: 'right', sealed: pending.secret, step, firstFactor: !await hasPasskey(userId) }
     },
 
-    /** remove the TOTP secret and the recovery codes: what was removed, a confirmed secret, a pending one or none */
-    async removeTotp (userId: string): Promise<'confirmed' | 'pending' | 'none'> {
-      const removed = await db.transaction(async (tx) => {
-        const [row] = await tx.delete(mfaTotp).where(eq(mfaTotp.userId, userId)).returning({ confirmedAt: mfaTotp.confirmedAt })
-        await tx.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, userId))
+    /**
+     * Confirm the pending secret a right code was checked against (in `tx` when given, else in a
+     * transaction of its own): ten new recovery codes replace any earlier ones. Null when that secret
+     * is pending no more (a set-up begun again, or confirmed, meanwhile).
+     */
+    async confirmPending (userId: string, checked: { sealed: string, step: number }, tx?: Db): Promise<string[] | null> {
+      const codes = newRecoveryCodes()
+      const write = async (q: Db) => {
+        const rows = await q.update(mfaTotp).set({ confirmedAt: new Date(now()), lastStep: checked.step })
+          .where(and(eq(mfaTotp.userId, userId), isNull(mfaTotp.confirmedAt), eq(mfaTotp.secret, checked.sealed)))
+          .returning({ userId: mfaTotp.userId })
+        if (rows.length === 0) return null
+        await q.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, userId))
+        await q.insert(mfaRecoveryCodes).values(codes.map((c) => ({ userId, hash: hashRecoveryCode(c) })))
+        return codes
+      }
+      const confirmed = tx ? await write(tx) : await db.transaction(write)
+      if (confirmed) deps.changed(userId)
+      return confirmed
+    },
+
+    /**
+     * Remove the TOTP secret and the recovery codes (in `tx` when given): what was removed, a
+     * confirmed secret, a pending one or none.
+     */
+    async removeTotp (userId: string, tx?: Db): Promise<'confirmed' | 'pending' | 'none'> {
+      const remove = async (q: Db) => {
+        const [row] = await q.delete(mfaTotp).where(eq(mfaTotp.userId, userId)).returning({ confirmedAt: mfaTotp.confirmedAt })
+        await q.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, userId))
         return row === undefined ? 'none' : row.confirmedAt === null ? 'pending' : 'confirmed'
-      })
+      }
+      const removed = tx ? await remove(tx) : await db.transaction(remove)
       deps.changed(userId)
       return removed
     },
