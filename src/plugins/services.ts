@@ -77,7 +77,8 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const passkeys = createPasskeyService({
     database, now,
     relyingParty: relyingPartyOf(config.publicUrl),
-    onRefused: (reason) => app.log.info({ reason }, 'a passkey response was refused')
+    onRefused: (reason) => app.log.info({ reason }, 'a passkey response was refused'),
+    changed: accountChanges.changed
   })
   const ownerProof = createOwnerProof({ database, passwords, checkPassword, checkCode, checkPasskey: passkeys.verifyAssertion, verifyGoogle: google.verify })
   const accountDeletion = createAccountDeletionService({

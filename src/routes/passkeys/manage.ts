@@ -83,6 +83,8 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // a factor removed is a credential change: every other session of the account ends
     const changed = await credentials.change(userId, sid, (tx) => passkeys.removeWith(tx, userId, request.params.id))
     if (!changed) throw notFound()
+    // GET /auth/info counts the passkeys: this process's view now, the others by the table's trigger
+    app.accountChanges.changed(userId)
     // without a second factor left, the session has no level any more
     if (changed.value.left === 0 && !await mfa.hasTotp(userId) && !await app.sessions.setLevel(sid, null, false)) throw new Unauthorized()
     await audit.record(AUDIT.passkeyRemoved, request.user.id, requestMeta(request))

@@ -53,6 +53,11 @@ export interface PasskeyServiceDeps {
   now?: () => number
   /** why a response was refused, for the log only (it may quote what the client sent) */
   onRefused?: (reason: string) => void
+  /**
+   * this process's account views: the account's passkeys changed (GET /auth/info counts them; the
+   * table's trigger tells the other processes)
+   */
+  changed?: (userId: string) => void
 }
 
 /** the WebAuthn user handle of an account: its id's bytes, nothing personal */
@@ -134,6 +139,7 @@ export function createPasskeyService (deps: PasskeyServiceDeps) {
         name: name ?? `Passkey ${held + 1}`
       }).onConflictDoNothing({ target: passkeys.credentialId }).returning(listing)
       if (!row) return { ok: false, message: PASSKEY_MESSAGES.registered }
+      deps.changed?.(userId)
       return { ok: true, passkey: row, first: held === 0 }
     },
 
@@ -145,6 +151,7 @@ export function createPasskeyService (deps: PasskeyServiceDeps) {
     /**
      * Remove one of the user's passkeys inside `tx`, the transaction of the credential change it is
      * (docs/decisions.md, Passkeys); null when it is no passkey of theirs. `left`: how many remain.
+     * The caller tells the account views once the transaction has committed.
      */
     async removeWith (tx: Db, userId: string, passkeyId: string): Promise<{ left: number } | null> {
       const rows = await tx.delete(passkeys).where(and(eq(passkeys.id, passkeyId), eq(passkeys.userId, userId))).returning({ id: passkeys.id })
