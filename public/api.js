@@ -196,6 +196,18 @@ export async function reauthenticate (proof) {
   return result
 }
 
+// Passkeys: the ceremonies' options and the browser's answers (public/passkeys.js runs the browser's half)
+export const passkeyRegistrationOptions = () => request('POST', '/auth/passkeys/register/options')
+export const registerPasskey = (response, name) => request('POST', '/auth/passkeys/register/verify', name ? { response, name } : { response })
+export const passkeys = () => request('GET', '/auth/passkeys')
+export const removePasskey = (passkeyId) => request('DELETE', `/auth/passkeys/${encodeURIComponent(passkeyId)}`)
+export const passkeySigninOptions = () => form('/auth/passkeys/signin/options')
+export async function passkeySignIn (response, remember) {
+  const result = await form('/auth/passkeys/signin/verify', { response, token: true, remember })
+  if (result.status === 'success') setToken(result.token)
+  return result
+}
+
 // The authenticator app (TOTP): set up (fresh proof), confirm with a first code (ten recovery codes,
 // shown once), remove (fresh proof). Confirming and removing answer the session's new JWT.
 export const beginTotp = () => request('POST', '/auth/mfa/totp')

@@ -2,12 +2,13 @@
 // new webhook or a new webhook secret, signing other sessions out, unlinking Google) is refused 403
 // "re-authentication required" when the session last proved its owner more than STEP_UP_MAX_AGE_S
 // ago. The card then asks for the password, or for Google on an account that has only Google, in a
-// small form of its own; POST /auth/reauthenticate answers a new JWT (api.js keeps it) and the call
-// is made once more.
+// small form of its own, and offers a passkey where the account has one; POST /auth/reauthenticate
+// answers a new JWT (api.js keeps it) and the call is made once more.
 import * as api from './api.js'
 import { errorText, fill, h } from './dom.js'
 import { field, formHelpers, formStatus, passwordInput } from './forms.js'
 import { googleProofButton } from './google.js'
+import { cancelled, passkeyErrorText, passkeysSupported, proveWithPasskey } from './passkeys.js'
 
 /** the error a call throws when the person closes the prompt instead of proving: nothing to report */
 export class ProofCancelled extends Error {}
@@ -55,12 +56,31 @@ function proveAgain (ctx, slot, prefix) {
     const box = h('div', { class: 'proof', id: `${prefix}-proof`, role: 'group', 'aria-labelledby': `${prefix}-proof-title` },
       h('p', { class: 'proof-title', id: `${prefix}-proof-title` }, 'Confirm it is you'),
       h('p', { class: 'small' }, 'This needs a recent sign-in. Prove it is you once more, and it goes on.'),
+      ctx.user?.mfa?.passkeys > 0 && passkeysSupported() ? passkeyProof(prefix, done) : null,
       body)
     box.addEventListener('keydown', (event) => { if (event.key === 'Escape') cancel() })
     fill(slot, box)
     slot.hidden = false
     ;(box.querySelector('input') ?? cancelButton).focus()
   })
+}
+
+/** an account with a passkey proves itself with one, through the browser's prompt */
+function passkeyProof (prefix, done) {
+  const message = h('p', { class: 'form-error', id: `${prefix}-proof-passkey-error`, role: 'alert' })
+  const button = h('button', { type: 'button', class: 'button', id: `${prefix}-proof-passkey` }, 'Use a passkey')
+  button.addEventListener('click', async () => {
+    message.textContent = ''
+    button.disabled = true
+    try {
+      await proveWithPasskey()
+      done()
+    } catch (err) {
+      if (!cancelled(err)) message.textContent = passkeyErrorText(err, errorText)
+      button.disabled = false
+    }
+  })
+  return h('div', { class: 'actions start' }, button, message)
 }
 
 function passwordProof (prefix, done, cancelButton) {

@@ -1,6 +1,7 @@
 // Bodies and answers of /auth/*.
 import { Type, type Static } from '@sinclair/typebox'
 import { UuidSchema } from './common.ts'
+import { AuthenticationResponseSchema } from './passkeys.ts'
 
 // E-mail addresses are trimmed and lower-cased before validation (see src/routes/accounts/normalize.ts).
 export const EmailSchema = Type.String({ format: 'email', minLength: 3, maxLength: 254 })
@@ -121,6 +122,7 @@ export type AccountDeleteBody = Static<typeof AccountDeleteBodySchema>
 export const ReauthenticateBodySchema = Type.Object({
   password: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'a code of the authenticator app (TOTP), or a recovery code' })),
+  passkey: Type.Optional(AuthenticationResponseSchema),
   clientId: Type.Optional(Type.String({ maxLength: 256 })),
   credential: Type.Optional(Type.String({ maxLength: 8192, description: 'a Google ID token of the linked Google account' }))
 }, { title: 'ReauthenticateBody', examples: [{ password: 'correct horse battery' }, { code: '123456' }, { credential: 'eyJhbGciOiJSUzI1NiIs…' }] })

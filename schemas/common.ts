@@ -24,7 +24,7 @@ export const GeneralErrorSchema = Type.Object({
 export type GeneralError = Static<typeof GeneralErrorSchema>
 
 export const FieldErrorSchema = Type.Object({
-  field: Type.Union([Type.Literal('email'), Type.Literal('password'), Type.Literal('promocode'), Type.Literal('code')]),
+  field: Type.Union([Type.Literal('email'), Type.Literal('password'), Type.Literal('promocode'), Type.Literal('code'), Type.Literal('passkey')]),
   message: Type.String()
 }, { title: 'FieldError' })
 export type FieldError = Static<typeof FieldErrorSchema>

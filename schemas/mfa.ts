@@ -1,6 +1,7 @@
 // Bodies and answers of /auth/mfa/* (docs/decisions.md, Second factors).
 import { Type, type Static } from '@sinclair/typebox'
 import { FieldErrorSchema } from './common.ts'
+import { AuthenticationResponseSchema } from './passkeys.ts'
 
 const CodeSchema = Type.String({ minLength: 1, maxLength: 64, description: 'the 6-digit code the authenticator app shows' })
 
@@ -28,6 +29,7 @@ export const TotpRemovedSchema = Type.Object({
 
 export const MfaVerifyBodySchema = Type.Object({
   code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'a code of the authenticator app (or a recovery code)' })),
-  recoveryCode: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'one of the recovery codes, used up by this call' }))
+  recoveryCode: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'one of the recovery codes, used up by this call' })),
+  passkey: Type.Optional(AuthenticationResponseSchema)
 }, { title: 'MfaVerifyBody', examples: [{ code: '123456' }, { recoveryCode: 'abcd-efgh-ijkl-mnop' }] })
 export type MfaVerifyBody = Static<typeof MfaVerifyBodySchema>

@@ -55,6 +55,8 @@ import linkPageRoutes from './routes/dashboard/link-pages.ts'
 import imageRoutes from './routes/images/index.ts'
 import webhookRoutes from './routes/webhooks/index.ts'
 import apiKeyRoutes from './routes/api-keys/index.ts'
+import passkeyRoutes from './routes/passkeys/manage.ts'
+import passkeySigninRoutes from './routes/passkeys/signin.ts'
 import totpRoutes from './routes/mfa/totp.ts'
 import mfaVerifyRoutes from './routes/mfa/verify.ts'
 
@@ -165,6 +167,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     await api.register(totpRoutes, { prefix: '/auth', config })
     await api.register(mfaVerifyRoutes, { prefix: '/auth' })
     await api.register(apiKeyRoutes, { prefix: '/auth' })
+    await api.register(passkeyRoutes, { prefix: '/auth' })
+    await api.register(passkeySigninRoutes, { prefix: '/auth', config })
     await api.register(reportRoutes, { prefix: '/report' })
     await api.register(reportExportRoutes, { prefix: '/report' })
     await api.register(ingestRoutes, { prefix: '/ingest', config })

@@ -1,7 +1,7 @@
 // The account page: who you are, credits and subscription, Google link, password, signed-in sessions,
-// two-step sign-in (./totp.js), deleting the account, and for programs API keys and webhooks
-// (./api-keys.js, ./webhooks.js). Each card loads and fails on its own, so one refused request leaves
-// the rest of the page usable.
+// passkeys (./passkeys.js), two-step sign-in (./totp.js), deleting the account, and for programs API
+// keys and webhooks (./api-keys.js, ./webhooks.js). Each card loads and fails on its own, so one
+// refused request leaves the rest of the page usable.
 import * as api from '../api.js'
 import { errorText, formatDateTime, h, plural, setTitle, timeAgo } from '../dom.js'
 import { field, formHelpers, formStatus, PASSWORD_HINT, passwordInput } from '../forms.js'
@@ -9,6 +9,7 @@ import { manageButton, promoForm, subscribeButton, subscribed } from '../billing
 import { ProofCancelled, withFreshProof } from '../fresh-proof.js'
 import { googleProofButton } from '../google.js'
 import { apiKeysCard } from './api-keys.js'
+import { passkeysCard } from './passkeys.js'
 import { webhooksCard } from './webhooks.js'
 import { totpCard } from './totp.js'
 
@@ -228,7 +229,7 @@ export function accountView (ctx) {
       h('a', { href: '#/', class: 'back' }, '← Reports'),
       h('div', { class: 'account-grid' },
         h('div', { class: 'column' }, overviewCard(ctx), googleCard(ctx), deleteCard(ctx)),
-        h('div', { class: 'column' }, sessionsCard(ctx), passwordCard(ctx), totpCard(ctx))),
+        h('div', { class: 'column' }, sessionsCard(ctx), passkeysCard(ctx), passwordCard(ctx), totpCard(ctx))),
       h('h2', { class: 'subhead programs-head' }, 'For your programs'),
       h('div', { class: 'account-grid' },
         h('div', { class: 'column' }, apiKeysCard(ctx)),

@@ -3,6 +3,7 @@ import * as api from '../api.js'
 import { errorText, h, setTitle } from '../dom.js'
 import { field, formHelpers, formStatus, PASSWORD_HINT, passwordInput } from '../forms.js'
 import { googleSignIn } from '../google.js'
+import { cancelled, offerPasskeyAutofill, passkeysSupported, signInWithPasskey, stopPasskeyAutofill } from '../passkeys.js'
 import { secondFactorForm } from './second-factor.js'
 
 // CAPTCHA: in development the server runs with CAPTCHA=off and accepts any non-empty token, so the
@@ -15,18 +16,39 @@ const acquisitionCode = new URLSearchParams(location.search).get('acquisition_co
 
 /** the sign-in form; also used on the pages that need a sign-in first */
 export function signInForm (onSignedIn, { onForgot, prefix = 'signin', email: knownEmail = '' } = {}) {
-  const email = h('input', { type: 'email', autocomplete: 'username', required: true, inputMode: 'email', value: knownEmail })
+  // "webauthn": the browser may offer the account's passkeys in this field's autofill
+  const email = h('input', { type: 'email', autocomplete: 'username webauthn', required: true, inputMode: 'email', value: knownEmail })
   const password = passwordInput('current-password')
   const remember = h('input', { type: 'checkbox', id: `${prefix}-remember`, checked: true })
+  const passkey = passkeysSupported()
+    ? h('button', { type: 'button', class: 'button wide', id: `${prefix}-passkey` }, 'Sign in with a passkey')
+    : null
   const el = h('form', { class: 'form', id: `${prefix}-form`, noValidate: true },
     field(prefix, 'email', 'E-mail', email),
     field(prefix, 'password', 'Password', password),
     h('label', { class: 'check', for: `${prefix}-remember` }, remember, 'Keep me signed in on this device'),
     ...formStatus(),
     h('button', { type: 'submit', class: 'button primary wide' }, 'Sign in'),
+    passkey,
     onForgot ? h('p', { class: 'form-links' }, h('button', { type: 'button', class: 'link', id: 'forgot-link', onClick: onForgot }, 'Forgot your password?')) : null
   )
   const f = formHelpers(el, prefix)
+  if (passkey) {
+    const failed = (err) => f.showForm(err.status === 403 ? 'This passkey was not accepted. Try another one, or your password.' : errorText(err))
+    passkey.addEventListener('click', async () => {
+      f.clear()
+      passkey.disabled = true
+      try {
+        const result = await signInWithPasskey(remember.checked)
+        if (result.status === 'success') return onSignedIn({})
+      } catch (err) {
+        if (!cancelled(err)) failed(err)
+      } finally {
+        passkey.disabled = false
+      }
+    })
+    offerPasskeyAutofill(el, () => onSignedIn({}), failed)
+  }
   // the account has a second factor: the code form takes the password form's place until verified
   const askSecondFactor = () => {
     password.value = ''
@@ -39,8 +61,10 @@ export function signInForm (onSignedIn, { onForgot, prefix = 'signin', email: kn
     f.busy(true, 'Signing in…')
     try {
       const result = await api.signIn(email.value.trim(), password.value, remember.checked)
-      if (result.status === 'success' && result.mfaRequired) return askSecondFactor()
-      if (result.status === 'success') return onSignedIn({})
+      if (result.status === 'success') {
+        stopPasskeyAutofill()
+        return result.mfaRequired ? askSecondFactor() : onSignedIn({})
+      }
       f.showField(result.fieldError)
     } catch (err) {
       f.showForm(errorText(err))

@@ -1,11 +1,12 @@
 // The second step of a sign-in (docs/decisions.md, Second factors): an account with an authenticator
-// app answers the password with mfaRequired, and the session waits at level 1 for a code of the app
-// or one of the recovery codes. Shown after the password, and on a reload of a page whose session
-// still waits (its refresh answered "second factor required"). A wrong code counts like a wrong
+// app or a passkey answers the password with mfaRequired, and the session waits at level 1 for a code
+// of the app, one of the recovery codes or one of its passkeys. Shown after the password, and on a
+// reload of a page whose session still waits (its refresh answered "second factor required"). A wrong code counts like a wrong
 // password; once locked, the form says how long to wait.
 import * as api from '../api.js'
 import { errorText, h, retryWhen, setTitle } from '../dom.js'
 import { field, formHelpers, formStatus } from '../forms.js'
+import { cancelled, passkeyErrorText, passkeysSupported, verifyWithPasskey } from '../passkeys.js'
 
 const P = 'second-factor'
 
@@ -13,6 +14,8 @@ const P = 'second-factor'
 export function secondFactorForm (onVerified, onCancel) {
   const code = h('input', { type: 'text', autocomplete: 'one-time-code', inputMode: 'text', required: true, maxLength: 64, autocapitalize: 'off', spellcheck: false })
   const cancel = h('button', { type: 'button', class: 'link', id: `${P}-cancel` }, '← Sign in with another account')
+  // a passkey of the account is a second factor too (docs/decisions.md, Passkeys)
+  const passkey = passkeysSupported() ? h('button', { type: 'button', class: 'button wide', id: `${P}-passkey` }, 'Use a passkey instead') : null
   cancel.addEventListener('click', onCancel)
   const el = h('form', { class: 'form', id: `${P}-form`, noValidate: true },
     h('h2', { class: 'form-title' }, 'Two-step sign-in'),
@@ -20,8 +23,22 @@ export function secondFactorForm (onVerified, onCancel) {
     field(P, 'code', 'Code', code),
     ...formStatus(),
     h('button', { type: 'submit', class: 'button primary wide' }, 'Verify'),
+    passkey,
     h('p', { class: 'form-links' }, cancel))
   const f = formHelpers(el, P)
+  passkey?.addEventListener('click', async () => {
+    f.clear()
+    passkey.disabled = true
+    try {
+      const result = await verifyWithPasskey()
+      if (result.status === 'success') return onVerified()
+      f.showForm(result.fieldError.message)
+    } catch (err) {
+      if (!cancelled(err)) f.showForm(passkeyErrorText(err, errorText))
+    } finally {
+      passkey.disabled = false
+    }
+  })
   el.addEventListener('submit', async (event) => {
     event.preventDefault()
     f.clear()

@@ -26,6 +26,7 @@ import { createImageService } from '../services/images/index.ts'
 import { createOutboundFetch } from '../services/outbound/fetch.ts'
 import { createWebhookService } from '../services/webhooks/index.ts'
 import { createApiKeyService } from '../services/api-keys/index.ts'
+import { createPasskeyService, relyingPartyOf } from '../services/passkeys/index.ts'
 import { createMfaService } from '../services/mfa/index.ts'
 import { createSecondFactorCheck } from '../services/accounts/second-factor.ts'
 
@@ -78,7 +79,13 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const googleNonces = createGoogleNonces({ database, now })
   const secondFactor = createSecondFactorCheck({ database, mfa, audit, claimAttempt: accounts.claimAttempt, clearAttempts: accounts.clearAttempts })
   const checkCode = (userId: string, code: string, meta: RequestMeta) => secondFactor.checkCode(userId, code, 'code', meta)
-  const ownerProof = createOwnerProof({ database, passwords, checkPassword, checkCode, verifyGoogle: google.verify, googleNonces, now })
+  const passkeys = createPasskeyService({
+    database, now,
+    relyingParty: relyingPartyOf(config.publicUrl),
+    onRefused: (reason) => app.log.info({ reason }, 'a passkey response was refused'),
+    changed: accountChanges.changed
+  })
+  const ownerProof = createOwnerProof({ database, passwords, checkPassword, checkCode, checkPasskey: passkeys.verifyAssertion, verifyGoogle: google.verify, googleNonces, now })
   const accountDeletion = createAccountDeletionService({
     database, ownerProof, announceEnded, accountChanges, now, audit, emailHasher,
     stripe: config.stripe,
@@ -101,7 +108,8 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   })
   return {
     passwords, mail, audit, emailHasher, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
-    sessionControl, credentials, passwordChange, passwordProof, googleNonces, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor
+    sessionControl, credentials, passwordChange, passwordProof, googleNonces, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor,
+    passkeys
   }
 }
 

@@ -1,6 +1,6 @@
 // POST /auth/reauthenticate (docs/decisions.md, Fresh authentication): the signed-in person proves
 // once more that they own the account, with the password, a second factor's code (TOTP or a recovery
-// code) or a Google credential, and the session's
+// code), a passkey or a Google credential, and the session's
 // proof is renewed for the sensitive calls (config.freshProof, src/plugins/fresh-proof.ts). The
 // proof is DELETE /auth/account's (src/services/accounts/owner-proof.ts): the same answers, and a
 // wrong password counts toward the sign-in backoff. A Bearer JWT or the session cookie; a cookie
@@ -33,7 +33,8 @@ const reauthenticateRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
       tags: ['auth'],
       security: [{ bearer: [] }, { cookie: [] }],
       summary: "Prove the account's owner again: the session may make sensitive calls for STEP_UP_MAX_AGE_S",
-      description: 'Send `{password}`, `{code}` (a code of the authenticator app, or a recovery code), or `{credential}` ' +
+      description: 'Send `{password}`, `{code}` (a code of the authenticator app, or a recovery code), `{passkey}` (the answer ' +
+        'to POST /auth/passkeys/signin/options of one of the account\'s passkeys), or `{credential}` ' +
         '(and `clientId` when several Google clients are configured) with a ' +
         'fresh Google ID token of the linked Google account. A Bearer JWT or the session cookie. The answer is a new JWT of the same session.',
       body: ReauthenticateBodySchema,
@@ -42,8 +43,8 @@ const reauthenticateRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     onRequest: bearerOrCookie(app),
     preHandler: perAccount
   }, async (request, reply) => {
-    const { password, code, credential, clientId } = request.body
-    const proof = { password, code, credential, clientId: clientId ?? (credential === undefined ? undefined : soleClientId) }
+    const { password, code, passkey, credential, clientId } = request.body
+    const proof = { password, code, passkey, credential, clientId: clientId ?? (credential === undefined ? undefined : soleClientId) }
     const { outcome } = await ownerProof.ofUser(request.user.id, proof, requestMeta(request))
     refuseUnproved(outcome, reply)
     // the session may have ended while the proof was checked

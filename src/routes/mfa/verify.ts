@@ -9,6 +9,7 @@ import { TooManyRequests, Unauthorized } from '../../errors.ts'
 import { CODE_MESSAGES } from '../../services/accounts/second-factor.ts'
 import { requestMeta } from '../accounts/normalize.ts'
 import { bearerOrCookie, completeSecondFactor } from './second-factor.ts'
+import { passkeySecondFactor } from '../passkeys/second-factor.ts'
 
 const codeError = (message: string) => ({ status: 'error' as const, fieldError: { field: 'code' as const, message } })
 
@@ -22,7 +23,8 @@ const verifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['auth'],
       security: [{ bearer: [] }, { cookie: [] }],
       summary: 'Prove the second factor: the session moves from level 1 to level 2',
-      description: 'Send `{code}` (the authenticator app\'s 6-digit code; a recovery code is taken here too) or `{recoveryCode}`. ' +
+      description: 'Send `{code}` (the authenticator app\'s 6-digit code; a recovery code is taken here too), `{recoveryCode}`, ' +
+        'or `{passkey}` (the answer to POST /auth/passkeys/signin/options of one of the account\'s passkeys; a refused one is a form error on `passkey`). ' +
         'A Bearer JWT or the session cookie. The answer is a new JWT of the same session with `aal: 2`; a wrong code is ' +
         'a form error on `code` and counts toward the sign-in backoff (429 with Retry-After once locked).',
       body: MfaVerifyBodySchema,
@@ -31,7 +33,8 @@ const verifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { form: true, beforeSecondFactor: true },
     onRequest: bearerOrCookie(app)
   }, async (request, reply) => {
-    const { code, recoveryCode } = request.body
+    const { code, recoveryCode, passkey } = request.body
+    if (passkey !== undefined) return await passkeySecondFactor(app, request, passkey)
     const typed = recoveryCode ?? code
     if (typed === undefined) return codeError(CODE_MESSAGES.missing)
     const outcome = await secondFactor.checkCode(request.user.id, typed, recoveryCode !== undefined ? 'recovery' : 'code', requestMeta(request))

@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify'
 import { StaleCredential } from '../../errors.ts'
 import type { AuthUser } from '../../plugins/jwt.ts'
 import { ipPrefix, userAgentOf } from '../../services/sessions/ip-prefix.ts'
-import type { SigninMeta } from '../../services/sessions/store.ts'
+import type { Level, SigninMeta } from '../../services/sessions/store.ts'
 
 declare module 'fastify' {
   interface Session {
@@ -14,17 +14,17 @@ declare module 'fastify' {
   }
 }
 
-export type SigninMethod = 'password' | 'google'
+export type SigninMethod = 'password' | 'google' | 'passkey'
 
 /**
  * The signed-in session of `userId`, or null when the credential its sign-in proved changed before
  * the session could be written (opts.credentialVersion: the users.credential_version read with that
  * credential; docs/decisions.md, Credential versions): the caller answers as a failed sign-in.
- * opts.aal: the level the session starts at, 1 for an account with a second factor signing in with one
- * factor (none without one: docs/decisions.md, Second factors).
+ * opts.aal: the level the session starts at, 1 for an account with a second factor, 2 for a sign-in
+ * that proved one itself (a passkey), none for an account without one (docs/decisions.md, Second factors)
  */
 export async function startSession (request: FastifyRequest, userId: string,
-  opts: { remember?: boolean, method: SigninMethod, credentialVersion: number, aal?: 1 | 2 }): Promise<AuthUser | null> {
+  opts: { remember?: boolean, method: SigninMethod, credentialVersion: number, aal?: Level }): Promise<AuthUser | null> {
   // Only signed-in sessions are stored, so a session with a publicId came from the store (a cookie of
   // a live session): it gets a new id and the old one ends. Any other session was made for this
   // request, with an id @fastify/session just generated (a planted cookie of an unknown session is

@@ -25,7 +25,9 @@ export const AUDIT = {
   mfaTotpRemove: 'mfa.totp.remove',
   mfaVerifySuccess: 'mfa.verify.success',
   mfaVerifyFailure: 'mfa.verify.failure',
-  accountDeleted: 'account.deleted'
+  accountDeleted: 'account.deleted',
+  passkeyAdded: 'passkey.add',
+  passkeyRemoved: 'passkey.remove'
 } as const
 
 export interface RequestMeta { ip: string, userAgent?: string }

@@ -1,11 +1,12 @@
 // A signed-in person proves once more that they own the account: with its password, a code of its
-// authenticator app or a recovery code (./second-factor.ts), or a fresh Google credential of its
-// linked Google account. DELETE /auth/account asks for it, and POST /auth/reauthenticate renews a
-// session's proof with it (docs/decisions.md, Fresh authentication). A Google credential proves only
-// when Google issued it within the last GOOGLE_PROOF_MAX_AGE_S and it carries a nonce this service
-// issued to this user (accepted once): an ID token lives an hour, and one captured or minted for
-// something else must not prove anything. A password is checked by the sign-in's own check, so its
-// per-address backoff and failure audit count every guess here as at the sign-in form.
+// authenticator app or a recovery code (./second-factor.ts), an assertion of one of its passkeys, or
+// a fresh Google credential of its linked Google account. DELETE /auth/account asks for it, and
+// POST /auth/reauthenticate renews a session's proof with it (docs/decisions.md, Fresh
+// authentication). A Google credential proves only when Google issued it within the last
+// GOOGLE_PROOF_MAX_AGE_S and it carries a nonce this service issued to this user (accepted once): an
+// ID token lives an hour, and one captured or minted for something else must not prove anything. A
+// password is checked by the sign-in's own check, so its per-address backoff and failure audit count
+// every guess here as at the sign-in form.
 import { eq } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
 import { users } from '../../db/schema.ts'
@@ -15,9 +16,11 @@ import type { SigninOutcome } from './index.ts'
 import type { GoogleVerification } from './google.ts'
 import type { GoogleNonces } from './google-nonces.ts'
 import type { PasswordService } from './passwords.ts'
+import type { PasskeyAssertion } from '../../../schemas/passkeys.ts'
+import type { AssertionOutcome } from '../passkeys/index.ts'
 
-/** a password, a second factor's code, or a Google credential (clientId names the Google client it was issued to) */
-export type OwnerProof = { password?: string, code?: string, clientId?: string, credential?: string }
+/** a password, a second factor's code, a passkey assertion, or a Google credential (clientId names the Google client it was issued to) */
+export type OwnerProof = { password?: string, code?: string, passkey?: PasskeyAssertion, clientId?: string, credential?: string }
 
 export type ProofOutcome =
   | { status: 'proved' }
@@ -48,6 +51,8 @@ export interface OwnerProofDeps {
   now?: () => number
   /** the second factor's check of a TOTP or recovery code (./second-factor.ts): the same backoff applies */
   checkCode: (userId: string, code: string, meta: RequestMeta) => Promise<ProofOutcome>
+  /** the check of a passkey assertion, which must be of one of this user's passkeys (src/services/passkeys/index.ts) */
+  checkPasskey: (assertion: PasskeyAssertion, userId: string) => Promise<AssertionOutcome>
 }
 
 export interface AccountOfProof { id: string, email: string, passwordHash: string | null, googleSub: string | null }
@@ -70,6 +75,11 @@ export function createOwnerProof (deps: OwnerProofDeps) {
       return 'retryAfter' in checked ? { status: 'locked', retryAfter: checked.retryAfter } : refused(PROOF_MESSAGES.wrongPassword)
     }
     if (proof.code !== undefined) return await deps.checkCode(user.id, proof.code, meta)
+    if (proof.passkey !== undefined) {
+      // a signature of the user's own authenticator: nothing to guess, so no backoff to count it toward
+      const checked = await deps.checkPasskey(proof.passkey, user.id)
+      return checked.ok ? { status: 'proved' } : refused(checked.message)
+    }
     const { clientId } = proof
     if (clientId === undefined || proof.credential === undefined) return { status: 'missing-proof' }
     if (user.googleSub === null) return refused(PROOF_MESSAGES.wrongGoogle)

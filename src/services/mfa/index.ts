@@ -4,7 +4,7 @@
 //
 // Every write here changes what GET /auth/info shows: the writer tells `changed` before it answers
 // (this process's views), and the tables' trigger (drizzle/0015) tells every other process.
-import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, eq, getTableName, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
 import type { AnyPgColumn } from 'drizzle-orm/pg-core'
 import type { Database, Db } from '../../db/client.ts'
 import { mfaRecoveryCodes, mfaTotp, passkeys } from '../../db/schema.ts'
@@ -18,10 +18,13 @@ import { matchingStep, newTotpSecret, normalizeCode, otpauthUrl } from './totp.t
  * before second factors existed.
  */
 export function mfaStatusColumns (userId: AnyPgColumn) {
+  // The outer column written with its table: drizzle writes the columns of a one-table query bare,
+  // and a bare "id" inside the passkeys subquery would name the passkey's own id column.
+  const owner = sql.raw(`"${getTableName(userId.table)}"."${userId.name}"`)
   return {
-    totp: sql<boolean>`exists(select 1 from ${mfaTotp} where ${mfaTotp.userId} = ${userId} and ${mfaTotp.confirmedAt} is not null)`,
-    passkeys: sql<number>`(select count(*) from ${passkeys} where ${passkeys.userId} = ${userId})::int`,
-    recoveryCodesLeft: sql<number>`(select count(*) from ${mfaRecoveryCodes} where ${mfaRecoveryCodes.userId} = ${userId} and ${mfaRecoveryCodes.usedAt} is null)::int`
+    totp: sql<boolean>`exists(select 1 from ${mfaTotp} where ${mfaTotp.userId} = ${owner} and ${mfaTotp.confirmedAt} is not null)`,
+    passkeys: sql<number>`(select count(*) from ${passkeys} where ${passkeys.userId} = ${owner})::int`,
+    recoveryCodesLeft: sql<number>`(select count(*) from ${mfaRecoveryCodes} where ${mfaRecoveryCodes.userId} = ${owner} and ${mfaRecoveryCodes.usedAt} is null)::int`
   }
 }
 

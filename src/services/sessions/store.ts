@@ -35,10 +35,10 @@ export interface SessionData {
 }
 
 /**
-/**
- * how a session was signed in ('password' | 'google' | 'recovery'), from where (kept coarse), the
- * users.credential_version read with the credential it proved (./credential-change.ts), and aal: the
- * level it starts at, 1 for an account with a second factor (docs/decisions.md, Second factors)
+ * how a session was signed in ('password' | 'google' | 'passkey' | 'recovery'), from where (kept
+ * coarse), the users.credential_version read with the credential it proved (./credential-change.ts),
+ * and aal: the level it starts at, 1 for an account with a second factor, 2 for a sign-in that proved
+ * one (docs/decisions.md, Second factors)
  */
 export interface SigninMeta { method: string, userAgent: string | null, ipPrefix: string | null, credentialVersion: number, aal?: Level }
 

@@ -1,0 +1,95 @@
+// /auth/passkeys (docs/decisions.md, Passkeys): a signed-in person registers a passkey (options, then
+// the browser's answer), lists and removes theirs. A person's JWT only: an API key is refused (403),
+// as on every route that names no apiKeyScope. Registering and removing need a fresh proof
+// (config.freshProof), as every change of how the account signs in does.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { BODY_ERRORS, errorResponses, IdParamsSchema, PARAM_ERRORS } from '../../../schemas/common.ts'
+import { PasskeyListSchema, RegisterPasskeyBodySchema, RegistrationOptionsSchema, PasskeySchema } from '../../../schemas/passkeys.ts'
+import { BadRequest, Conflict, notFound, Unauthorized } from '../../errors.ts'
+import { PASSKEY_MESSAGES, type PasskeyListing } from '../../services/passkeys/index.ts'
+import { AUDIT } from '../../services/accounts/audit.ts'
+import { requestMeta } from '../accounts/normalize.ts'
+
+const tags = ['auth']
+const security = [{ bearer: [] }]
+
+const shown = (p: PasskeyListing) => ({ ...p, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null })
+
+const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { passkeys, audit, credentials, mfa } = app.services
+  app.addHook('onRequest', app.authenticate)
+
+  app.post('/passkeys/register/options', {
+    schema: {
+      operationId: 'passkeyRegistrationOptions',
+      tags, security,
+      summary: 'Begin registering a passkey: the options for navigator.credentials.create()',
+      response: { 200: RegistrationOptionsSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
+    },
+    config: { freshProof: true }
+  }, async (request) => {
+    const options = await passkeys.registrationOptions(request.user.id)
+    if (!options) throw new Unauthorized()
+    return options
+  })
+
+  app.post('/passkeys/register/verify', {
+    schema: {
+      operationId: 'registerPasskey',
+      tags, security,
+      summary: "Finish registering a passkey with the browser's answer; 400 when it is not accepted, 409 for a passkey registered already or one too many",
+      description: "The account's first second factor (no authenticator app set up): the session moves to level 2 and every other session of the account ends.",
+      body: RegisterPasskeyBodySchema,
+      response: { 201: PasskeySchema, ...errorResponses(...BODY_ERRORS, 401, 403, 409, 429, 500, 503) }
+    },
+    config: { freshProof: true }
+  }, async (request, reply) => {
+    const outcome = await passkeys.register(request.user.id, request.body.response, request.body.name)
+    if (!outcome.ok) {
+      if (outcome.message === PASSKEY_MESSAGES.registration) throw new BadRequest(outcome.message)
+      throw new Conflict(outcome.message)
+    }
+    const { id: userId, sid } = request.user
+    await audit.record(AUDIT.passkeyAdded, userId, requestMeta(request))
+    if (outcome.first && !await mfa.hasTotp(userId)) {
+      // The account's first second factor: this session proved it just now, the others proved the
+      // password (or Google) alone, and end.
+      if (!await app.sessions.setLevel(sid, 2, true)) throw new Unauthorized()
+      await credentials.change(userId, sid, async () => true)
+    }
+    return reply.code(201).send(shown(outcome.passkey))
+  })
+
+  app.get('/passkeys', {
+    schema: {
+      operationId: 'listPasskeys',
+      tags, security, summary: "The user's passkeys",
+      response: { 200: PasskeyListSchema, ...errorResponses(401, 403, 429, 500, 503) }
+    }
+  }, async (request) => ({ items: (await passkeys.list(request.user.id)).map(shown) }))
+
+  app.delete('/passkeys/:id', {
+    schema: {
+      operationId: 'removePasskey',
+      tags, security,
+      summary: "Remove a passkey: every other session of the account ends; 404 for an unknown id or another user's",
+      params: IdParamsSchema,
+      response: { 204: Type.Null(), ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 403, 404, 429, 500, 503) }
+    },
+    config: { freshProof: true }
+  }, async (request, reply) => {
+    const { id: userId, sid } = request.user
+    // a factor removed is a credential change: every other session of the account ends
+    const changed = await credentials.change(userId, sid, (tx) => passkeys.removeWith(tx, userId, request.params.id))
+    if (!changed) throw notFound()
+    // GET /auth/info counts the passkeys: this process's view now, the others by the table's trigger
+    app.accountChanges.changed(userId)
+    // without a second factor left, the session has no level any more
+    if (changed.value.left === 0 && !await mfa.hasTotp(userId) && !await app.sessions.setLevel(sid, null, false)) throw new Unauthorized()
+    await audit.record(AUDIT.passkeyRemoved, request.user.id, requestMeta(request))
+    return reply.code(204).send(null)
+  })
+}
+
+export default passkeyRoutes
