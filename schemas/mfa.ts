@@ -20,7 +20,7 @@ export const TotpConfirmResultSchema = Type.Object({
   recoveryCodes: Type.Optional(Type.Array(Type.String(), { description: 'ten one-time recovery codes, shown this once' })),
   token: Type.Optional(Type.String({ description: 'a new JWT of the session, now at level 2' })),
   fieldError: Type.Optional(FieldErrorSchema)
-}, { title: 'TotpConfirmResult', examples: [{ status: 'success', recoveryCodes: ['abcd-efgh-ijkl-mnop'], token: 'eyJhbGciOiJIUzI1NiJ9…' }] })
+}, { title: 'TotpConfirmResult', examples: [{ status: 'success', recoveryCodes: ['abcd-efgh-ijkl-mnop-qrst-uvwx'], token: 'eyJhbGciOiJIUzI1NiJ9…' }] })
 
 export const TotpRemovedSchema = Type.Object({
   status: Type.Literal('success'),
@@ -31,5 +31,5 @@ export const MfaVerifyBodySchema = Type.Object({
   code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'a code of the authenticator app (or a recovery code)' })),
   recoveryCode: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'one of the recovery codes, used up by this call' })),
   passkey: Type.Optional(AuthenticationResponseSchema)
-}, { title: 'MfaVerifyBody', examples: [{ code: '123456' }, { recoveryCode: 'abcd-efgh-ijkl-mnop' }] })
+}, { title: 'MfaVerifyBody', examples: [{ code: '123456' }, { recoveryCode: 'abcd-efgh-ijkl-mnop-qrst-uvwx' }] })
 export type MfaVerifyBody = Static<typeof MfaVerifyBodySchema>

@@ -1,15 +1,17 @@
-// One-time recovery codes: ten at each TOTP confirmation, 16 base32 characters (80 random bits) shown
-// as four groups of four. Only their SHA-256 is stored: at 80 bits a stolen table cannot be searched
-// back to the codes, so no slow hash is needed (docs/decisions.md, Second factors).
+// One-time recovery codes: ten at each TOTP confirmation, 24 base32 characters (120 random bits) shown
+// as six groups of four. Only their SHA-256 is stored: from 112 bits a stolen table cannot be searched
+// back to the codes, so no salted slow hash is needed (docs/decisions.md, Second factors).
 import { createHash, randomBytes } from 'node:crypto'
 
 export const RECOVERY_CODE_COUNT = 10
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567'
+// 5 bits a character (each byte's low five bits: 256 is a multiple of 32, so every character is as likely)
+const LENGTH = 24
 
 function newCode (): string {
-  const bytes = randomBytes(16)
+  const bytes = randomBytes(LENGTH)
   let out = ''
-  for (let i = 0; i < 16; i++) out += ALPHABET[bytes[i]! & 31]
+  for (let i = 0; i < LENGTH; i++) out += ALPHABET[bytes[i]! & 31]
   return out.match(/.{4}/g)!.join('-')
 }
 
