@@ -3675,7 +3675,7 @@ export interface operations {
                      * @example {
                      *       "status": "success",
                      *       "recoveryCodes": [
-                     *         "abcd-efgh-ijkl-mnop"
+                     *         "abcd-efgh-ijkl-mnop-qrst-uvwx"
                      *       ],
                      *       "token": "eyJhbGciOiJIUzI1NiJ9…"
                      *     }
