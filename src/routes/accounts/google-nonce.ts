@@ -3,7 +3,7 @@
 // `nonce` option), and the proof is refused without it (src/services/accounts/owner-proof.ts).
 // Sign-in with Google needs none.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponses } from '../../../schemas/common.ts'
+import { BODY_ERRORS, errorResponses } from '../../../schemas/common.ts'
 import { GoogleNonceSchema } from '../../../schemas/auth.ts'
 
 const MINUTE = 60_000
@@ -23,7 +23,7 @@ const googleNonceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'A nonce for the next Google proof of the account\'s owner (used once, for 10 minutes)',
       description: 'Pass it to Google Identity Services (`google.accounts.id.initialize({nonce})`) before asking for the credential ' +
         'that DELETE /auth/account or POST /auth/reauthenticate is sent. Such a credential must also be at most 5 minutes old.',
-      response: { 200: GoogleNonceSchema, ...errorResponses(401, 403, 429, 500, 503) }
+      response: { 200: GoogleNonceSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
     },
     preHandler: perAccount
   }, async (request) => {
