@@ -1,7 +1,8 @@
 // Password recovery: the mailed link over real SMTP (a local smtp-server),
 // single use (also under concurrency), one hour of validity (injected clock), every session ended on
 // this instance and on another one, no enumeration, no token or cookie in any answer, the rate limits,
-// and no secret in the logs. One app for the file (plus a second instance on its database).
+// and no secret in the logs. A reset leaves an account's second factor in place: the next sign-in is
+// at level 1. One app for the file (plus a second instance on its database).
 import { createHash } from 'node:crypto'
 import t, { type Test } from '../tap.ts'
 import type { LightMyRequestResponse } from 'fastify'
@@ -9,6 +10,7 @@ import { build, freshDatabase, GOOD_PASSWORD, sessionCookie, signedInUser, uniqu
 import { loggerOptions } from '../../src/logger.ts'
 import { startSmtp, type SmtpPeer } from '../peers/smtp.ts'
 import { until } from '../peers/wait.ts'
+import { codeAt } from '../../src/services/mfa/totp.ts'
 
 const NEW_PASSWORD = 'a brand new passphrase 42'
 const INVALID = { status: 'error', fieldError: { field: 'password', message: 'This link is invalid or has expired' } }
@@ -317,6 +319,37 @@ t.test('rate limits (defaults): 5 per hour per address, 20 per hour per IP', asy
   })
   t.equal(forged.statusCode, 429, 'X-Forwarded-For from an untrusted peer changes nothing')
   t.equal((await recover(uniqueEmail('ip'), newIp())).statusCode, 200, 'another IP still passes')
+})
+
+t.test('an account with an authenticator app: the reset signs no one in, the factor stays, the next sign-in is at level 1', async (t) => {
+  const user = await signedInUser(app)
+  const begun = await app.inject({ method: 'POST', url: '/api/v1/auth/mfa/totp', headers: user.auth })
+  const { secret: totpSecret } = begun.json() as { secret: string }
+  secrets.push(totpSecret)
+  const confirmed = await app.inject({ method: 'POST', url: '/api/v1/auth/mfa/totp/confirm', headers: user.auth, payload: { code: codeAt(totpSecret, now()) } })
+  t.equal(confirmed.json().status, 'success', confirmed.body)
+  const leveled = { authorization: `Bearer ${confirmed.json().token}` }
+
+  const secret = await requestLink(t, user.email)
+  const done = await app.inject({ method: 'POST', url: `/api/v1/auth/recovery/${secret}`, payload: { password: NEW_PASSWORD } })
+  t.same(done.json(), { status: 'success' })
+  noSignin(t, done)
+  t.equal((await app.inject({ url: '/api/v1/auth/info', headers: leveled })).statusCode, 401, 'the level-2 session ended with the old password')
+
+  const [factors] = await app.database.query<{ totp: number, codes: number }>(
+    `select (select count(*)::int from mfa_totp m where m.user_id = u.id and m.confirmed_at is not null) as totp,
+            (select count(*)::int from mfa_recovery_codes c where c.user_id = u.id and c.used_at is null) as codes
+       from users u where u.email = $1`, [user.email])
+  t.same(factors, { totp: 1, codes: 10 }, 'the authenticator app and its recovery codes stay')
+
+  const signin = await app.inject({ method: 'POST', url: '/api/v1/auth/signin', payload: { email: user.email, password: NEW_PASSWORD, token: true } })
+  const token = signin.json().token as string
+  t.same(signin.json(), { status: 'success', mfaRequired: true, token }, 'the new password alone is level 1')
+  t.equal(JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')).aal, 1)
+  const info = await app.inject({ url: '/api/v1/auth/info', headers: { authorization: `Bearer ${token}` } })
+  t.same(info.json().mfa, { totp: true, passkeys: 0, recoveryCodesLeft: 10 })
+  const gated = await app.inject({ url: '/api/v1/auth/sessions', headers: { authorization: `Bearer ${token}` } })
+  t.same(gated.json(), { code: 403, message: 'second factor required' }, 'the account waits for the second factor')
 })
 
 t.test('no log line carries a recovery secret or a password', async (t) => {

@@ -2,13 +2,16 @@
 // embedded database in a temporary DATA_DIR, or a new PostgreSQL database with TEST_DATABASE_URL:
 // empty for db:migrate, already migrated for promo (which is not about migrating).
 // A promocode made by the CLI is then used by a sign-up on the same database. `npm run sessions`
-// ends sessions of a running server, which refuses their tokens afterwards.
+// ends sessions of a running server, which refuses their tokens afterwards; `npm run factors` removes
+// an account's second factors there, as one credential change.
 import t from '../tap.ts'
 import { spawn } from 'node:child_process'
 import { createServer, type AddressInfo } from 'node:net'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { build, signedInUser, uniqueEmail } from '../helper.ts'
+import { build, GOOD_PASSWORD, signedInUser, uniqueEmail } from '../helper.ts'
+import { codeAt } from '../../src/services/mfa/totp.ts'
+import { softAuthenticator } from '../passkeys/authenticator.ts'
 import { createDatabase } from '../../src/db/client.ts'
 import { FAST_ARGON2, info, signup } from '../accounts/support.ts'
 import { withoutCoverage } from '../peers/child-env.ts'
@@ -176,4 +179,67 @@ t.test('npm run sessions -- end: one user\'s sessions, then everyone\'s; the run
   t.equal(all.code, 0, all.stderr)
   t.equal(all.stdout.trim(), 'ended 2 session(s) of every user')
   for (const user of [bob, carol]) t.equal(await until(async () => (await status(user)) === 401 && 401), 401, `${user.email}'s token is refused`)
+})
+
+t.test('npm run factors -- remove: every second factor of an account goes, with every session; it signs in again at no level', async (t) => {
+  const target = await childDatabase(t, { migrated: true })
+  const server = await startServer(t, target.env)
+  const alice = await signedInOn(server, 'cli-factors')
+  const bob = await signedInOn(server, 'cli-factors-other')
+  // an authenticator app (with its recovery codes), then a passkey, set up through the API
+  const { secret } = (await call(server, 'POST', '/auth/mfa/totp', alice.auth)).json as { secret: string }
+  const confirmed = await call(server, 'POST', '/auth/mfa/totp/confirm', alice.auth, { code: codeAt(secret, Date.now()) })
+  t.equal(confirmed.json.status, 'success', JSON.stringify(confirmed.json))
+  const leveled = { authorization: `Bearer ${confirmed.json.token as string}` }
+  const key = softAuthenticator({ id: 'localhost', origin: 'https://localhost:8443' })
+  const options = (await call(server, 'POST', '/auth/passkeys/register/options', leveled)).json
+  t.equal((await call(server, 'POST', '/auth/passkeys/register/verify', leveled, { response: key.register(options) })).status, 201)
+  const [passkey] = (await call(server, 'GET', '/auth/passkeys', leveled)).json.items as Array<{ name: string }>
+  const signin = (await call(server, 'POST', '/auth/signin', {}, { email: alice.email, password: GOOD_PASSWORD, token: true })).json
+  t.same(signin, { status: 'success', mfaRequired: true, token: signin.token }, 'a password sign-in asks for the second factor')
+  const secondSession = { authorization: `Bearer ${signin.token as string}` }
+  const status = async (auth: Record<string, string>) => (await call(server, 'GET', '/auth/info', auth)).status
+  t.equal(await status(leveled), 200)
+
+  const refusals: Array<[string[], number, RegExp]> = [
+    [[], 2, /^usage: npm run factors -- remove --user EMAIL$/],
+    [['remove'], 2, /^--user EMAIL is required\nusage: /],
+    [['end', '--user', alice.email], 2, /^usage: /],
+    [['remove', '--user', 'not-an-address'], 2, /^--user: an e-mail address/],
+    [['remove', '--all'], 2, /^Unknown option '--all'/],
+    [['remove', '--user', 'nobody-here@example.com'], 1, /^no account has the address nobody-here@example.com$/]
+  ]
+  for (const [args, code, message] of refusals) {
+    const res = await run('src/cli/factors.ts', args, target.env)
+    t.equal(res.code, code, `${args.join(' ') || '(nothing)'}: exit code ${code}`)
+    t.match(res.stderr.trim(), message, `${args.join(' ') || '(nothing)'}: says why`)
+  }
+  t.equal(await status(leveled), 200, 'a refused command ended nothing')
+
+  const removed = await npm('factors', ['remove', '--user', alice.email.toUpperCase()], target.env)
+  t.equal(removed.code, 0, removed.stderr)
+  t.equal(removed.stdout.trim(), `removed from ${alice.email}: the authenticator app, 10 recovery code(s) (10 unused), 1 passkey(s) (${JSON.stringify(passkey.name)})\n` +
+    `ended 2 session(s) of ${alice.email}`)
+  for (const auth of [leveled, secondSession]) t.equal(await until(async () => (await status(auth)) === 401 && 401), 401, 'an old session\'s token is refused')
+  t.equal(await status(bob.auth), 200, 'another account stays signed in')
+
+  const again = await call(server, 'POST', '/auth/signin', {}, { email: alice.email, password: GOOD_PASSWORD, token: true })
+  t.same(again.json, { status: 'success', token: again.json.token }, 'the password alone signs in: no mfaRequired')
+  const fresh = { authorization: `Bearer ${again.json.token as string}` }
+  t.same((await call(server, 'GET', '/auth/info', fresh)).json.mfa, { totp: false, passkeys: 0, recoveryCodesLeft: 0 })
+  const refused = await call(server, 'POST', '/auth/passkeys/signin/verify', {},
+    { response: key.assert((await call(server, 'POST', '/auth/passkeys/signin/options')).json) })
+  t.equal(refused.status, 403, 'the removed passkey signs no one in')
+
+  const nothing = await npm('factors', ['remove', '--user', alice.email], target.env)
+  t.equal(nothing.code, 0, nothing.stderr)
+  t.equal(nothing.stdout.trim(), `${alice.email} has no second factor: nothing changed`)
+  t.equal(await status(fresh), 200, 'nothing to remove: no session ends')
+
+  await server.stop()
+  const database = target.url ? await createDatabase({ url: target.url }) : await createDatabase({ dataDir: target.dataDir })
+  t.teardown(() => database.close())
+  const rows = await database.query<{ kind: string, ip: string | null, user_agent: string | null }>(
+    "select kind, ip, user_agent from audit_events where user_id = (select id from users where email = $1) and kind = 'mfa.factors.removed'", [alice.email])
+  t.same(rows, [{ kind: 'mfa.factors.removed', ip: null, user_agent: null }], 'one audit row, an operator\'s: no address or User-Agent')
 })

@@ -2,7 +2,8 @@
 // the first passkey of an account moves the session that registered it to level 2 and ends the
 // others; with a passkey a password sign-in is at level 1 and a passkey assertion completes
 // POST /auth/mfa/verify; POST /auth/reauthenticate takes one as a fresh proof; another user's passkey
-// proves nothing; removing the last passkey leaves the session without a level.
+// proves nothing; removing the last passkey leaves the session without a level. The audit trail
+// records passkeys added and removed, and passkey sign-ins as sign-ins, refused or not.
 import t from '../tap.ts'
 import { build, sessionCookie, signedInUser, type SignedInUser } from '../helper.ts'
 import { claims, FAST_ARGON2, info } from '../accounts/support.ts'
@@ -144,4 +145,33 @@ t.test('a garbage passkey at the second factor is a form answer, never a 500', a
     t.equal(res.statusCode, 200, JSON.stringify(passkey).slice(0, 60))
     t.equal(res.json().status, 'error')
   }
+})
+
+t.test('the audit trail: passkey.add and passkey.remove, signin.success for a passkey sign-in, signin.failure for a refused one', async (t) => {
+  const user = await signedInUser(app)
+  const kindsOf = async () => (await app.database.query<{ kind: string }>(
+    "select kind from audit_events where user_id = (select id from users where email = $1) and kind like any (array['passkey.%', 'signin.%']) order by id",
+    [user.email])).map((r) => r.kind)
+  const anonymousFailures = async () => (await app.database.query<{ n: number }>(
+    "select count(*)::int as n from audit_events where kind = 'signin.failure' and user_id is null"))[0].n
+  const before = await kindsOf()
+  const key = await withPasskey(user)
+  t.same((await kindsOf()).slice(before.length), ['passkey.add'])
+
+  const signin = await post('/auth/passkeys/signin/verify', { response: key.assert(await assertionOptions()), token: true })
+  t.equal(signin.statusCode, 200)
+  t.same((await kindsOf()).slice(before.length), ['passkey.add', 'signin.success'], 'a passkey sign-in is a sign-in')
+
+  const failures = await anonymousFailures()
+  const forged = await post('/auth/passkeys/signin/verify', { response: key.assert(await assertionOptions(), { origin: 'https://evil.example' }) })
+  t.equal(forged.statusCode, 403)
+  t.equal(await anonymousFailures(), failures + 1, 'a refused passkey sign-in: a signin.failure row, of no account (the assertion proved none)')
+
+  const [item] = (await app.inject({ url: '/api/v1/auth/passkeys', headers: user.auth })).json().items
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/auth/passkeys/${item.id}`, headers: user.auth })).statusCode, 204)
+  t.same((await kindsOf()).slice(before.length), ['passkey.add', 'signin.success', 'passkey.remove'])
+  const removed = await post('/auth/passkeys/signin/verify', { response: key.assert(await assertionOptions()) })
+  t.equal(removed.statusCode, 403)
+  t.equal(await anonymousFailures(), failures + 2, 'the removed passkey: another signin.failure')
+  t.same((await kindsOf()).slice(before.length), ['passkey.add', 'signin.success', 'passkey.remove'], 'no success for it')
 })

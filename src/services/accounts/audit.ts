@@ -27,7 +27,10 @@ export const AUDIT = {
   mfaVerifyFailure: 'mfa.verify.failure',
   accountDeleted: 'account.deleted',
   passkeyAdded: 'passkey.add',
-  passkeyRemoved: 'passkey.remove'
+  passkeyRemoved: 'passkey.remove',
+  // an operator removed every second factor of an account after proving its owner's identity out of
+  // band (docs/operations.md, Lost second factors); the row has no IP address or User-Agent
+  mfaFactorsRemoved: 'mfa.factors.removed'
 } as const
 
 export interface RequestMeta { ip: string, userAgent?: string }
@@ -68,6 +71,11 @@ export function createAuditService (deps: { database: Database, retentionDays: n
     /** emailHash: only on rows that outlive their account (never the address itself) */
     async record (kind: string, userId: string | null, meta: RequestMeta, emailHash: string | null = null): Promise<void> {
       await deps.database.query(RECORD, [kind, userId, meta.ip, userAgentOf(meta), emailHash])
+    },
+
+    /** a row of an operator's command (no request: no IP address or User-Agent), in the transaction `tx` of what it records */
+    async recordIn (tx: Db, kind: string, userId: string): Promise<void> {
+      await tx.execute(sql`select audit_record(${kind}, ${userId}::uuid, null, null, null)`)
     },
 
     /** a deleted account's last row, and its earlier rows stripped of address and User-Agent, in the deleting transaction */
