@@ -1,8 +1,7 @@
-// The foundation: configuration, HTTP, migrations, the database CLIs, and the report engine.
+// The foundation: configuration, HTTP, migrations, request limits, logging and the report engine.
 import { runGroup } from '../group.ts'
 
 await runGroup([
-  'foundation/cli.test.ts',
   'foundation/groups.test.ts',
   'foundation/config.test.ts',
   'foundation/http.test.ts',
