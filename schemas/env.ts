@@ -61,6 +61,13 @@ export const EnvSchema = Type.Object({
   // seconds after a webhook delivery's creation at which each attempt is due, comma-separated
   WEBHOOK_RETRY_SCHEDULE: Type.String({ default: '0,5,300,1800,7200,18000,36000,36000' }),
   WEBHOOK_ALLOW_PRIVATE: Type.Boolean({ default: false }),
+  // watches one user may hold, without and with an active subscription (402 past them)
+  WATCH_MAX: Int(5, 0, 100000),
+  WATCH_MAX_SUBSCRIBED: Int(100, 0, 100000),
+  // watched profiles the alert worker computes in one batch
+  ALERT_BATCH_PROFILES: Int(500, 1, 100000),
+  // hours between two digest mails to one user (at most one a day by default)
+  ALERT_DIGEST_INTERVAL_H: Int(24, 1, 8760),
   ARGON2_MEMORY_KIB: Int(19456, 1024),
   ARGON2_TIME_COST: Int(2, 1, 100),
   ARGON2_PARALLELISM: Int(1, 1, 16),

@@ -3,8 +3,9 @@
 // webhook-id, webhook-timestamp and webhook-signature. WEBHOOK_EVENTS names every event with its
 // body's schema: the OpenAPI document lists them under `webhooks`.
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { AlertSchema } from './alerts.ts'
 
-export const WEBHOOK_EVENT_TYPES = ['report.ready', 'report.failed', 'webhook.test'] as const
+export const WEBHOOK_EVENT_TYPES = ['report.ready', 'report.failed', 'watch.alert', 'webhook.test'] as const
 export const WebhookEventTypeSchema = Type.Union(WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t)), { title: 'WebhookEventType', description: 'an event a webhook endpoint can subscribe to' })
 export type WebhookEventType = Static<typeof WebhookEventTypeSchema>
 
@@ -26,6 +27,9 @@ export const ReportFailedEventSchema = eventBody('report.failed', 'ReportFailedE
   reportId: Type.String({ format: 'uuid' })
 }), 'a report failed to generate (its credit was given back)')
 
+export const WatchAlertEventSchema = eventBody('watch.alert', 'WatchAlertEvent', AlertSchema,
+  'a watched report\'s profile changed in a month: the alert, as GET /alerts lists it')
+
 export const WebhookTestEventSchema = eventBody('webhook.test', 'WebhookTestEvent', Type.Object({
   webhookId: Type.String({ format: 'uuid' })
 }), 'sent by POST /webhooks/{id}/test')
@@ -33,6 +37,7 @@ export const WebhookTestEventSchema = eventBody('webhook.test', 'WebhookTestEven
 export const WEBHOOK_EVENTS: Record<WebhookEventType, TSchema> = {
   'report.ready': ReportReadyEventSchema,
   'report.failed': ReportFailedEventSchema,
+  'watch.alert': WatchAlertEventSchema,
   'webhook.test': WebhookTestEventSchema
 }
 

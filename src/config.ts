@@ -76,6 +76,12 @@ export interface Config {
    * (outside production always; in production with WEBHOOK_ALLOW_PRIVATE)
    */
   webhooks: { retryScheduleS: number[], allowPrivate: boolean }
+  /**
+   * maxWatches / maxWatchesSubscribed: watches per user without and with an active subscription
+   * (WATCH_MAX, WATCH_MAX_SUBSCRIBED); batchProfiles: watched profiles per batch of the alert worker
+   * (ALERT_BATCH_PROFILES); digestIntervalH: hours between two digest mails to one user (ALERT_DIGEST_INTERVAL_H)
+   */
+  alerts: { maxWatches: number, maxWatchesSubscribed: number, batchProfiles: number, digestIntervalH: number }
   argon2: { memoryCost: number, timeCost: number, parallelism: number }
   /** argon2 jobs in libuv's thread pool at once (ARGON2_CONCURRENCY; default UV_THREADPOOL_SIZE - 1) */
   argon2Concurrency: number
@@ -178,6 +184,7 @@ function toConfig (e: Env, { database, secrets, captchaOn, metricsPort }: Derive
     outbound: { allowPrivate: e.OUTBOUND_ALLOW_PRIVATE === 'on' },
     stepUpMaxAgeS: e.STEP_UP_MAX_AGE_S,
     webhooks: { retryScheduleS: retrySchedule(e.WEBHOOK_RETRY_SCHEDULE) ?? [], allowPrivate: e.WEBHOOK_ALLOW_PRIVATE || !database.production },
+    alerts: { maxWatches: e.WATCH_MAX, maxWatchesSubscribed: e.WATCH_MAX_SUBSCRIBED, batchProfiles: e.ALERT_BATCH_PROFILES, digestIntervalH: e.ALERT_DIGEST_INTERVAL_H },
     argon2: { memoryCost: e.ARGON2_MEMORY_KIB, timeCost: e.ARGON2_TIME_COST, parallelism: e.ARGON2_PARALLELISM },
     argon2Concurrency: e.ARGON2_CONCURRENCY || Math.max(1, e.UV_THREADPOOL_SIZE - 1),
     threadPoolSize: e.UV_THREADPOOL_SIZE,

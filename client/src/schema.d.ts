@@ -1041,6 +1041,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "watch.alert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The watch.alert event
+         * @description a watched report's profile changed in a month: the alert, as GET /alerts lists it. Standard Webhooks: sent to each endpoint subscribed to `watch.alert`, retried on WEBHOOK_RETRY_SCHEDULE until an answer is 2xx.
+         */
+        post: operations["onWatchAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -1070,6 +1090,27 @@ export interface components {
             /** @description a Google ID token of the linked Google account */
             credential?: string;
             password?: string;
+        };
+        /** Alert */
+        Alert: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            id: string;
+            /** @description the month's lost interests */
+            lost: components["schemas"]["Interest"][];
+            /** @description the month that changed, YYYY-MM */
+            month: string;
+            /** @description the month's new interests, as GET /report/{id}/diffs gives them */
+            new: components["schemas"]["Interest"][];
+            /** @description the new interests that have a red-flag bucket */
+            newRedFlags: components["schemas"]["Interest"][];
+            read: boolean;
+            /** Format: uuid */
+            reportId: string;
+            source: components["schemas"]["Source"];
+            /** @description the watched profile's username on `source` */
+            username: string;
         };
         /** ApiKey */
         ApiKey: {
@@ -1875,6 +1916,20 @@ export interface components {
             /** @description the TOTP secret, base32: what a person types into an authenticator app */
             secret: string;
         };
+        /**
+         * WatchAlertEvent
+         * @description a watched report's profile changed in a month: the alert, as GET /alerts lists it
+         */
+        WatchAlertEvent: {
+            data: components["schemas"]["Alert"];
+            /**
+             * Format: date-time
+             * @description when the event happened (the same on every attempt)
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "watch.alert";
+        };
         /** Webhook */
         Webhook: {
             /** Format: date-time */
@@ -1916,7 +1971,7 @@ export interface components {
          * @description an event a webhook endpoint can subscribe to
          * @enum {string}
          */
-        WebhookEventType: "report.ready" | "report.failed" | "webhook.test";
+        WebhookEventType: "report.ready" | "report.failed" | "watch.alert" | "webhook.test";
         /** WebhookList */
         WebhookList: {
             items: components["schemas"]["Webhook"][];
@@ -11025,6 +11080,42 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ReportReadyEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer, the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent to it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWatchAlert: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the delivery's id, the same on every retry: deduplicate with it */
+                "webhook-id": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret; several, space-separated, while a rotated secret is still valid */
+                "webhook-signature": string;
+                /** @description Unix seconds when this attempt was signed: refuse one too far from now */
+                "webhook-timestamp": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WatchAlertEvent"];
             };
         };
         responses: {

@@ -6,10 +6,12 @@ import { and, arrayContains, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { webhookDeliveries, webhookEndpoints } from '../../db/schema.ts'
 import type { WebhookEventType } from '../../../schemas/webhooks.ts'
+import type { Alert } from '../../../schemas/alerts.ts'
 
 export interface EventData {
   'report.ready': { reportId: string, generatedAt: string }
   'report.failed': { reportId: string }
+  'watch.alert': Alert
   'webhook.test': { webhookId: string }
 }
 
