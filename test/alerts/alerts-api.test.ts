@@ -68,6 +68,11 @@ t.test('the list: newest first, paged, the unread count; one read, then all', as
   t.match(after, { total: 5, unread: 0 })
   t.ok(after.items.every((a: { read: boolean }) => a.read))
   t.match((await get(u.auth, '?unread=true')).json(), { items: [], total: 0, hasMore: false, unread: 0 })
+
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/report/${reportId}/watch`, headers: u.auth })).statusCode, 204)
+  t.equal((await get(u.auth)).json().total, 5, 'stopping the watch keeps its alerts')
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/report/${reportId}`, headers: u.auth })).statusCode, 204)
+  t.equal((await get(u.auth)).json().total, 0, 'deleting the report removes them')
 })
 
 t.test('another user\'s alerts: absent from the list, 404 on read, untouched by read all', async (t) => {
