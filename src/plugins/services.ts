@@ -29,11 +29,15 @@ import { createApiKeyService } from '../services/api-keys/index.ts'
 import { createPasskeyService, relyingPartyOf } from '../services/passkeys/index.ts'
 import { createMfaService } from '../services/mfa/index.ts'
 import { createSecondFactorCheck } from '../services/accounts/second-factor.ts'
+import { createAlertDigest } from '../services/alerts/digest.ts'
+import { createUnsubscribeTokens } from '../services/alerts/unsubscribe-tokens.ts'
 
 const AUDIT_PRUNE_MS = 3600_000
 
 export interface ServicesOptions {
   config: Config
+  /** the API's prefix (/api/v1): the digest mail's one-click unsubscribe URL is under it */
+  apiPrefix: string
   now?: () => number
   mail?: MailService
 }
@@ -106,7 +110,14 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
     announceEnded: sessions.announceEnded,
     onWriteError: (err) => app.log.warn({ err }, 'recording an API key\'s last use failed')
   })
+  // the digest mail and its unsubscribe tokens; the queue plugin runs its loop where workers run
+  const unsubscribeTokens = createUnsubscribeTokens(config.mfa)
+  const alertDigest = createAlertDigest({
+    database, send: mail.send, tokens: unsubscribeTokens, publicUrl: config.publicUrl, apiPrefix: opts.apiPrefix,
+    intervalH: config.alerts.digestIntervalH, now, log: app.log
+  })
   return {
+    alertDigest, unsubscribeTokens,
     passwords, mail, audit, emailHasher, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
     sessionControl, credentials, passwordChange, passwordProof, googleNonces, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor,
     passkeys
