@@ -59,6 +59,7 @@ export function createAlertDigest (opts: DigestOptions) {
   const { database } = opts
   const now = opts.now ?? Date.now
   const intervalMs = opts.intervalH * 3600_000
+  // (a Date inside raw SQL is not a parameter every driver takes: the bounds go as ISO text, cast)
 
   /** the users with alerts no digest listed, whose digest is on and whose interval is over */
   async function due (at: Date): Promise<string[]> {
@@ -66,7 +67,7 @@ export function createAlertDigest (opts: DigestOptions) {
     const rows = await database.db.selectDistinct({ userId: alerts.userId }).from(alerts)
       .leftJoin(alertMail, eq(alertMail.userId, alerts.userId))
       .where(and(isNull(alerts.mailedAt), isNull(alertMail.unsubscribedAt),
-        sql`(${alertMail.lastSentAt} is null or ${alertMail.lastSentAt} <= ${since})`))
+        sql`(${alertMail.lastSentAt} is null or ${alertMail.lastSentAt} <= ${since.toISOString()}::timestamptz)`))
       .limit(USERS_PER_PASS)
     return rows.map((r) => r.userId)
   }
@@ -79,7 +80,7 @@ export function createAlertDigest (opts: DigestOptions) {
         .onConflictDoUpdate({
           target: alertMail.userId,
           set: { lastSentAt: at },
-          setWhere: sql`${alertMail.unsubscribedAt} is null and (${alertMail.lastSentAt} is null or ${alertMail.lastSentAt} <= ${since})`
+          setWhere: sql`${alertMail.unsubscribedAt} is null and (${alertMail.lastSentAt} is null or ${alertMail.lastSentAt} <= ${since.toISOString()}::timestamptz)`
         }).returning({ userId: alertMail.userId })
       if (taken.length === 0) return null
       const rows = await tx.update(alerts).set({ mailedAt: at })
