@@ -12,7 +12,7 @@ import { toAlert } from './record.ts'
 import type { UnsubscribeTokens } from './unsubscribe-tokens.ts'
 import type { Alert } from '../../../schemas/alerts.ts'
 
-/** users looked at per pass; the loop comes back for the rest */
+/** users read at once; a pass reads again until none is left */
 const USERS_PER_PASS = 100
 
 export interface DigestOptions {
@@ -112,17 +112,23 @@ export function createAlertDigest (opts: DigestOptions) {
     async sendDue (): Promise<number> {
       const at = new Date(now())
       let sent = 0
-      for (const userId of await due(at)) {
-        const claimed = await claim(userId, at)
-        if (!claimed) continue
-        try {
-          await opts.send(digestMail(claimed.email, claimed.list, links(userId)))
-          sent++
-        } catch (err) {
-          opts.log.error({ err: { message: (err as Error).message }, userId }, 'alert digest not sent')
+      // batch after batch: a claimed user is no longer due, so each read finds the next ones
+      for (;;) {
+        const batch = await due(at)
+        let claimedAny = false
+        for (const userId of batch) {
+          const claimed = await claim(userId, at)
+          if (!claimed) continue
+          claimedAny = true
+          try {
+            await opts.send(digestMail(claimed.email, claimed.list, links(userId)))
+            sent++
+          } catch (err) {
+            opts.log.error({ err: { message: (err as Error).message }, userId }, 'alert digest not sent')
+          }
         }
+        if (batch.length < USERS_PER_PASS || !claimedAny) return sent
       }
-      return sent
     },
 
     /** stop (or restart) this user's digest; by the mail's token or the account's own setting */
