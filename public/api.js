@@ -156,6 +156,13 @@ export async function confirmEmail (secret) {
   if (res.status === 404) return 'invalid'
   throw failure(res, data)
 }
+/** 'unsubscribed', or 'invalid' for a token the service did not sign (the digest mail's link; no sign-in) */
+export async function unsubscribeDigest (token) {
+  const { res, data } = await send('POST', '/alerts/unsubscribe', { token }, false)
+  if (res.ok) return 'unsubscribed'
+  if (res.status === 400) return 'invalid'
+  throw failure(res, data)
+}
 export const resendConfirmation = () => request('POST', '/auth/confirm/resend')
 export const requestRecovery = (email) => form('/auth/recovery', { email })
 export const checkRecovery = (secret) => form(`/auth/recovery/${secretPath(secret)}`, undefined, 'GET')

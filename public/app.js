@@ -1,7 +1,7 @@
 // The dashboard: restores the session, then routes between the home (search, new report, past
 // reports), a report page, the account page and the pages of the mailed links. Hash routes (#/,
-// #/report/<id>, #/account, #/confirm, #/recovery) need nothing from the server; the mailed links'
-// own paths (/confirm/<secret>, /recovery/<secret>) are turned into #/confirm and #/recovery by
+// #/report/<id>, #/account, #/confirm, #/recovery, #/unsubscribe) need nothing from the server; the mailed links'
+// own paths (/confirm/<secret>, /recovery/<secret>, /unsubscribe/<token>) are turned into those hashes by
 // link.js, which must stay the first import: it takes the secret out of the address bar.
 import { mailedLink } from './link.js'
 import * as api from './api.js'
@@ -11,7 +11,7 @@ import { authView } from './views/auth.js'
 import { homeView } from './views/home.js'
 import { reportView } from './views/report.js'
 import { accountView } from './views/account.js'
-import { confirmView, recoveryView } from './views/links.js'
+import { confirmView, recoveryView, unsubscribeView } from './views/links.js'
 import { secondFactorView } from './views/second-factor.js'
 
 const main = document.getElementById('main')
@@ -131,6 +131,7 @@ function route () {
   // the mailed links' pages work signed in or out; the secret is read once, from link.js
   if (hash.startsWith('#/confirm')) return mount(confirmView({ ...ctx, secret: takeSecret('confirm') }))
   if (hash.startsWith('#/recovery')) return mount(recoveryView({ ...ctx, secret: takeSecret('recovery') }))
+  if (hash.startsWith('#/unsubscribe')) return mount(unsubscribeView({ ...ctx, secret: takeSecret('unsubscribe') }))
   takeSecret(null)
   if (!api.signedIn()) return signedOut()
   const match = /^#\/report\/([^/?#]+)/.exec(hash)

@@ -143,3 +143,40 @@ export function recoveryView (ctx) {
   run()
   return { node }
 }
+
+/**
+ * The alert digest's unsubscribe link: it asks first, as opening a link must change nothing (mail
+ * scanners open links); the button stops the digest, signed in or not.
+ */
+export function unsubscribeView (ctx) {
+  const node = card('unsubscribe-view')
+  setTitle('Stop the alert digest')
+  if (!ctx.secret) {
+    node.replaceChildren(...noSecret('Stop the alert digest'))
+    return { node }
+  }
+  const error = h('p', { class: 'form-error', role: 'alert' })
+  const button = h('button', { type: 'button', class: 'button primary', id: 'unsubscribe-confirm' }, 'Stop the digest mails')
+  button.addEventListener('click', async () => {
+    error.textContent = ''
+    button.disabled = true
+    try {
+      const outcome = await api.unsubscribeDigest(ctx.secret)
+      node.dataset.state = outcome
+      node.replaceChildren(
+        h('h1', null, outcome === 'invalid' ? 'This link is not valid' : 'No more digest mails'),
+        h('p', null, outcome === 'invalid'
+          ? 'Use the link of a digest mail as it came, or turn the digest off on your account page.'
+          : 'You will get no more alert digest mails. Your alerts stay on the dashboard, and the account page can turn the digest back on.'),
+        h('p', null, h('a', { class: 'button', href: '#/' }, 'Go to the dashboard')))
+    } catch (err) {
+      error.textContent = errorText(err)
+      button.disabled = false
+    }
+  })
+  node.replaceChildren(
+    h('h1', null, 'Stop the alert digest?'),
+    h('p', null, 'You get a digest mail at most once a day while your watched reports change. Stop it?'),
+    h('p', null, button), error)
+  return { node }
+}
