@@ -139,7 +139,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     reconcileS: config.sessionReconcileS,
     deletionRetentionS: config.jwt.ttl
   })
-  await app.register(queuePlugin, { ...config.queue, workers: config.workers, webhooks: config.webhooks, now: deps.now, observeJob: metrics?.observeJob })
+  await app.register(queuePlugin, { ...config.queue, workers: config.workers, webhooks: config.webhooks, alerts: config.alerts, now: deps.now, observeJob: metrics?.observeJob })
   await app.register(metricsPlugin, { metrics })
   await app.register(servicesPlugin, { config, apiPrefix: API_PREFIX, now: deps.now, mail: deps.mail })
   // authentication: the session cookie, Bearer JWTs, and the Origin check of cookie calls

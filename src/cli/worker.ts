@@ -1,4 +1,4 @@
-// npm run worker: a report-generation, webhook-delivery and alert-digest worker process without an HTTP listener (docs/operations.md, Scale-out on PostgreSQL).
+// npm run worker: a report-generation, webhook-delivery, alert and alert-digest worker process without an HTTP listener (docs/operations.md, Scale-out on PostgreSQL).
 // WORKERS sets how many jobs it runs at once (at least 1 here).
 import closeWithGrace from 'close-with-grace'
 import pino from 'pino'
@@ -13,6 +13,7 @@ import { createMailService } from '../services/accounts/mail.ts'
 import { createAlertDigest } from '../services/alerts/digest.ts'
 import { createUnsubscribeTokens } from '../services/alerts/unsubscribe-tokens.ts'
 import { API_PREFIX } from '../app.ts'
+import { startAlertLoop } from '../jobs/alerts.ts'
 import { createReportGenerator } from '../services/reports/generation.ts'
 import { createMetrics } from '../services/operability/metrics.ts'
 import { serveMetrics } from '../startup.ts'
@@ -37,6 +38,8 @@ metrics?.watchQueue(boss, [GENERATE_QUEUE, FAILED_QUEUE])
 await startWorkers(boss, createReportGenerator({ database, webhookScheduleS: config.webhooks.retryScheduleS }), count, metrics?.observeJob)
 // webhook deliveries beside the report jobs (docs/decisions.md, Webhooks)
 const deliveries = startDeliveryLoop(database, { webhooks: config.webhooks, log })
+// the alerts of watched profiles an import marked (docs/decisions.md, Watches and alerts)
+const alerts = startAlertLoop(database, { alerts: config.alerts, webhooks: config.webhooks, log })
 // the alert digest mails beside them (docs/decisions.md, Watches and alerts)
 const mail = createMailService({ ...config.mail, log })
 const digests = startDigestLoop(createAlertDigest({
@@ -49,7 +52,7 @@ log.info({ workers: count }, 'report worker started')
 closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
   if (err) log.error({ err }, 'worker stopping after an error')
   else log.info({ signal }, 'worker stopping')
-  await Promise.all([boss.stop({ graceful: true, wait: true, timeout: 8000 }), deliveries.stop(), digests.stop()])
+  await Promise.all([boss.stop({ graceful: true, wait: true, timeout: 8000 }), deliveries.stop(), alerts.stop(), digests.stop()])
   await mail.close()
   await metricsListener?.close()
   await database.close()

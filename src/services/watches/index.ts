@@ -2,8 +2,9 @@
 // limit that applies now, and stops. Creating one records each of the report's profiles with the month
 // its data holds (watch_profiles), so watching raises nothing for what the report already shows
 // (docs/decisions.md, Watches and alerts). The alert worker reads those rows; it is not here.
-import { and, count, desc, eq } from 'drizzle-orm'
+import { and, count, desc, eq, sql } from 'drizzle-orm'
 import type { Database, Db } from '../../db/client.ts'
+import { IMPORT_LOCK } from '../../db/locks.ts'
 import { reports, users, watches, watchProfiles } from '../../db/schema.ts'
 import type { Watch } from '../../../schemas/alerts.ts'
 import { toMonth } from '../../engine/index.ts'
@@ -63,6 +64,8 @@ export function createWatchService (deps: WatchServiceDeps) {
         const [row] = await tx.insert(watches).values({ userId, reportId, createdAt: now() }).returning()
 
         const profiles = report.profiles
+        // no import is writing while the data months are read (src/db/locks.ts)
+        await tx.execute(sql`select pg_advisory_xact_lock_shared(${String(IMPORT_LOCK)}::bigint)`)
         const months = await dataMonths(tx, profiles.map((p) => p.profileId))
         // a profile without follows has seen the month the report was made in
         const madeIn = toMonth(kept.generatedAt ?? now())
