@@ -1,9 +1,12 @@
-// The events of GET /sse/{reportId} (docs/architecture.md, An event from ingest to stream): their names and the JSON of their `data:` lines.
+// The events of GET /sse/{reportId} (docs/architecture.md, An event from ingest to stream) and of the
+// user's alert stream GET /sse/alerts (docs/integration.md, Watches and alerts): their names and the JSON of their `data:` lines.
 // The stream is text/event-stream, not JSON: the OpenAPI document describes each event of it with
 // these (the media type's `itemSchema`, docs/decisions.md, OpenAPI document for generators); the
 // route and the hub type what they write with them.
 import { Type, type Static } from '@sinclair/typebox'
+import type { TSchema } from '@sinclair/typebox'
 import { ReportStatusSchema } from './report.ts'
+import { AlertSchema } from './alerts.ts'
 
 /** what the stream's first line tells an EventSource to wait before reconnecting, in ms */
 export const SSE_RETRY_MS = 3000
@@ -54,3 +57,27 @@ const FRAMING = [
 
 /** the 200 of the stream route: its framing in words; the OpenAPI document describes each event (`itemSchema`) from SSE_EVENTS */
 export const SseStreamSchema = Type.String({ description: FRAMING })
+
+/** the alert stream's events: each alert as it is raised, and the service's end */
+export const ALERT_SSE_EVENTS = {
+  alert: AlertSchema,
+  end: SseEndDataSchema
+} as const
+
+const ALERT_FRAMING = [
+  `text/event-stream (UTF-8). First \`retry: ${SSE_RETRY_MS}\`, then one \`alert\` event per alert raised for the user`,
+  '(`id: <seq>`, the user\'s own sequence; `event: alert`; `data: <the Alert JSON>`), as it commits;',
+  'a `: ping` comment line every SSE_HEARTBEAT_S seconds.',
+  '`end` (no id): the service ends the stream (the session ended, the Bearer token expired).',
+  'Without Last-Event-ID the stream starts with the next alert; with `Last-Event-ID: <seq>` (or ?lastEventId=)',
+  'it first replays every alert of the user after it, in order.'
+].join(' ')
+
+/** the 200 of GET /sse/alerts: its framing in words; the OpenAPI document describes each event from ALERT_SSE_EVENTS */
+export const AlertStreamSchema = Type.String({ description: ALERT_FRAMING })
+
+/** each stream's 200 schema -> its events, for the OpenAPI document's `itemSchema` */
+export const SSE_STREAMS: ReadonlyMap<TSchema, Readonly<Record<string, TSchema>>> = new Map<TSchema, Readonly<Record<string, TSchema>>>([
+  [SseStreamSchema, SSE_EVENTS],
+  [AlertStreamSchema, ALERT_SSE_EVENTS]
+])

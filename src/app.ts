@@ -47,6 +47,7 @@ import reportRoutes from './routes/reports/index.ts'
 import ingestRoutes from './routes/ingest/index.ts'
 import profileRoutes from './routes/profiles/index.ts'
 import sseRoutes from './routes/streams/index.ts'
+import alertStreamRoutes from './routes/streams/alerts.ts'
 import billingRoutes from './routes/billing/index.ts'
 import promocodeRoutes from './routes/billing/promocode.ts'
 import clientConfigRoutes from './routes/dashboard/client-config.ts'
@@ -181,6 +182,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     await api.register(watchRoutes)
     await api.register(alertRoutes, { prefix: '/alerts' })
     await api.register(sseRoutes, { prefix: '/sse' })
+    await api.register(alertStreamRoutes, { prefix: '/sse' })
     await api.register(billingRoutes, { prefix: '/billing' })
     // promo codes work without Stripe: outside the billing scope that answers 503 when it is not configured
     await api.register(promocodeRoutes, { prefix: '/billing', config })

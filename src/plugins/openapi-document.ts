@@ -7,7 +7,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { statusMessages } from '../errors.ts'
 import { GeneralErrorSchema } from '../../schemas/common.ts'
-import { SSE_EVENTS, SSE_RETRY_MS } from '../../schemas/sse.ts'
+import { SSE_RETRY_MS } from '../../schemas/sse.ts'
 import { WEBHOOK_EVENTS } from '../../schemas/webhooks.ts'
 import { hoistTitled, normalizeSchema, SCHEMA_REF } from './openapi-schemas.ts'
 import type { ApiKeyScope } from './route-config.ts'
@@ -20,8 +20,8 @@ export interface RouteTraits {
   idempotent?: boolean
   freshProof?: boolean
   sessionCookie?: boolean
-  /** the route's 200 is the event stream */
-  eventStream?: boolean
+  /** the route's 200 is an event stream: its events (schemas/sse.ts, SSE_STREAMS) */
+  eventStream?: Readonly<Record<string, TSchema>>
 }
 
 export interface Operation {
@@ -128,13 +128,13 @@ function describeResponses (op: Operation, traits: RouteTraits): void {
 }
 
 /** the stream's events, one item each: OpenAPI 3.2's `itemSchema` of text/event-stream */
-function eventStreamItems (): Json {
+function eventStreamItems (events: Readonly<Record<string, TSchema>>): Json {
   const id = { type: 'string', description: 'the event\'s sequence number (absent on a first status without one and on end): send it back as Last-Event-ID' }
   return {
     description: `One item of the stream: first \`retry: ${SSE_RETRY_MS}\` alone, then events; \`: ping\` comment lines carry nothing.`,
     oneOf: [
       { type: 'object', required: ['retry'], properties: { retry: { type: 'integer', enum: [SSE_RETRY_MS], description: 'ms an EventSource waits before reconnecting' } } },
-      ...Object.entries(SSE_EVENTS).map(([name, schema]) => ({
+      ...Object.entries(events).map(([name, schema]) => ({
         type: 'object',
         required: ['event', 'data'],
         properties: {
@@ -210,8 +210,8 @@ export function finishDocument (doc: Document, traits: Map<string, RouteTraits>,
     for (const [method, op] of Object.entries(item)) {
       const t = traits.get(`${method} ${path}`) ?? {}
       if (t.eventStream && op.responses[200]) {
-        for (const name of Object.keys(SSE_EVENTS) as Array<keyof typeof SSE_EVENTS>) documentSchema(SSE_EVENTS[name], components)
-        op.responses[200].content = { 'text/event-stream': { itemSchema: eventStreamItems() } }
+        for (const schema of Object.values(t.eventStream)) documentSchema(schema, components)
+        op.responses[200].content = { 'text/event-stream': { itemSchema: eventStreamItems(t.eventStream) } }
       }
       normalizeOperation(op, components)
       describeResponses(op, t)

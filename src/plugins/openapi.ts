@@ -7,7 +7,8 @@ import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
-import { SseStreamSchema } from '../../schemas/sse.ts'
+import type { TSchema } from '@sinclair/typebox'
+import { SSE_STREAMS } from '../../schemas/sse.ts'
 import { finishDocument, type Document, type RouteTraits } from './openapi-document.ts'
 
 export interface OpenApiOptions {
@@ -69,14 +70,14 @@ async function openApiPlugin (app: FastifyInstance, opts: OpenApiOptions) {
       if (!schema || schema.hide) return { schema, url }
       const { apiKeyScope, idempotent, freshProof, sessionCookie } = route.config ?? {}
       const response = schema.response as Record<string, unknown> | undefined
-      const eventStream = response?.[200] === SseStreamSchema
+      const eventStream = SSE_STREAMS.get(response?.[200] as TSchema)
       for (const method of [route.method].flat()) {
         traits.set(`${method.toLowerCase()} ${toOpenApiPath(url)}`, { apiKeyScope, idempotent, freshProof, sessionCookie, eventStream })
       }
       let security = schema.security
       if (apiKeyScope && security?.some((s) => 'bearer' in s)) security = [...security, { apiKey: [apiKeyScope] }]
       const out = { ...schema, security }
-      if (eventStream) out.response = { ...response, 200: { description: SseStreamSchema.description, content: { 'text/event-stream': { schema: { type: 'string' } } } } }
+      if (eventStream) out.response = { ...response, 200: { description: (response![200] as TSchema).description, content: { 'text/event-stream': { schema: { type: 'string' } } } } }
       return { schema: out, url }
     },
     transformObject: (document) => {

@@ -1,4 +1,5 @@
-// The SSE hub's lifecycle: one subscription to report_events for the whole process, one heartbeat
+// The SSE hubs' lifecycle: one subscription to report_events and one to alerts for the whole
+// process (the report hub and the users' alert hub, src/services/streams/alert-hub.ts), one heartbeat
 // timer for every open stream, and every stream ended first thing on close (clients resume on
 // another instance with Last-Event-ID), so that no stream holds the server open. Streams also end
 // (`event: end`) when their session ends, their report is deleted or their Bearer token expires. A
@@ -11,9 +12,11 @@ import { reports } from '../db/schema.ts'
 import { REPORT_EVENTS_CHANNEL } from '../services/reports/events.ts'
 import { createDeletedReports } from '../services/streams/deleted-reports.ts'
 import { createSseHub, eventStore, type SseHub } from '../services/streams/hub.ts'
+import { alertStore, createAlertHub, type AlertHub } from '../services/streams/alert-hub.ts'
+import { ALERTS_CHANNEL } from '../services/alerts/record.ts'
 
 declare module 'fastify' {
-  interface FastifyInstance { sseHub: SseHub }
+  interface FastifyInstance { sseHub: SseHub, alertHub: AlertHub }
 }
 
 /** drizzle/0012's trigger: a report row was deleted (by its owner, or with its owner's account) */
@@ -33,14 +36,26 @@ export interface SsePluginOptions {
 const PRUNE_MS = 60_000
 
 async function ssePlugin (app: FastifyInstance, opts: SsePluginOptions) {
-  const hub = createSseHub({
+  // one SSE_MAX_STREAMS_PER_USER for a user's report and alert streams together
+  const hub: SseHub = createSseHub({
     store: eventStore(app.database.db),
     log: app.log,
     maxStreamsPerUser: opts.maxStreamsPerUser,
+    otherStreams: (userId) => alerts.streamsOf(userId),
+    sessionEnded: app.sessions.isEnded
+  })
+  const alerts: AlertHub = createAlertHub({
+    store: alertStore(app.database.db),
+    log: app.log,
+    maxStreamsPerUser: opts.maxStreamsPerUser,
+    otherStreams: hub.streamsOf,
     sessionEnded: app.sessions.isEnded
   })
   app.decorate('sseHub', hub)
+  app.decorate('alertHub', alerts)
   await app.events.on(REPORT_EVENTS_CHANNEL, hub.notify, hub.relisten)
+  // a user's alerts, announced at the commit that raised them (src/services/alerts/record.ts)
+  await app.events.on(ALERTS_CHANNEL, alerts.notify, alerts.relisten)
   // A deletion announced while the LISTEN connection was away is found on reconnect: the reports
   // with open streams here that are gone.
   const deletedMeanwhile = async () => {
@@ -78,11 +93,12 @@ async function ssePlugin (app: FastifyInstance, opts: SsePluginOptions) {
   // Every way this instance learns a session ended (its own sign-out, a NOTIFY, a reconcile) ends
   // that session's streams here.
   app.sessions.onEnded(hub.endSession)
+  app.sessions.onEnded(alerts.endSession)
 
-  const heartbeat = setInterval(() => hub.ping(), opts.heartbeatS * 1000)
+  const heartbeat = setInterval(() => { hub.ping(); alerts.ping() }, opts.heartbeatS * 1000)
   heartbeat.unref()
   // a Bearer stream ends within a second of its token's expiry
-  const expiry = setInterval(() => hub.expire(Date.now()), 1000)
+  const expiry = setInterval(() => { const now = Date.now(); hub.expire(now); alerts.expire(now) }, 1000)
   expiry.unref()
   app.addHook('preClose', async () => {
     clearInterval(heartbeat)
@@ -90,6 +106,7 @@ async function ssePlugin (app: FastifyInstance, opts: SsePluginOptions) {
     clearInterval(reconciler)
     clearInterval(pruner)
     hub.closeAll()
+    alerts.closeAll()
   })
 }
 

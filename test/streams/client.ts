@@ -55,8 +55,9 @@ export function openEventSource (url: string, headers: Record<string, string>, o
       return await fetch(target, { ...init, headers: sent })
     }
   })
-  // `end`: the service ended the stream (its session ended, its report was deleted, its token expired)
-  for (const type of ['status', 'done', 'end']) {
+  // `end`: the service ended the stream (its session ended, its report was deleted, its token expired);
+  // `alert`: the user's alert stream (GET /sse/alerts)
+  for (const type of ['status', 'done', 'end', 'alert']) {
     es.addEventListener(type, (e: MessageEvent) => {
       received.push({ type, id: e.lastEventId, data: JSON.parse(e.data) })
       if (type === 'done' && opts.closeOnDone) es.close()

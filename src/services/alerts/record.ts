@@ -86,8 +86,10 @@ export async function recordAlerts (tx: Db, list: readonly NewAlert[], at: Date,
 
   const last = new Map<string, number>()
   for (const r of recorded) last.set(r.userId, Math.max(last.get(r.userId) ?? 0, r.seq))
-  const payloads = [...last].map(([userId, seq]) => `${userId}:${seq}`)
-  await tx.execute(sql`select pg_notify(${ALERTS_CHANNEL}, p) from unnest(${payloads}::text[]) as p`)
+  // one text parameter, split in SQL: drizzle spreads a JS array into a list of parameters, which is
+  // no array for unnest (a uuid and a number hold no comma)
+  const payloads = [...last].map(([userId, seq]) => `${userId}:${seq}`).join(',')
+  await tx.execute(sql`select pg_notify(${ALERTS_CHANNEL}, p) from unnest(string_to_array(${payloads}::text, ',')) as p`)
   return recorded
 }
 

@@ -57,6 +57,8 @@ export interface SseHubOptions {
   maxBufferedBytes?: number
   /** open streams one user may hold here; prepare() refuses the next (default: no limit) */
   maxStreamsPerUser?: number
+  /** the user's other streams on this instance (the alert hub's, alert-hub.ts), counted toward the same limit */
+  otherStreams?: (userId: string) => number
   /** whether a session has ended: a stream whose session ended while it was prepared ends at start */
   sessionEnded?: (sid: string) => boolean
 }
@@ -251,7 +253,9 @@ export function createSseHub (opts: SseHubOptions) {
     },
 
     /** this user holds maxStreamsPerUser here: asked with no await before prepare(), which counts the stream at once */
-    full: (userId: string): boolean => owners.countOf(userId) >= maxPerUser,
+    full: (userId: string): boolean => owners.countOf(userId) + (opts.otherStreams?.(userId) ?? 0) >= maxPerUser,
+    /** the report streams this user holds here */
+    streamsOf: (userId: string): number => owners.countOf(userId),
 
     /** a session ended: its streams end with `event: end` */
     endSession (sid: string): void {
