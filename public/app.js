@@ -142,7 +142,7 @@ function route () {
   // #/report/<id>/diffs/<source>/<month>: the report opened on that network's changes (an alert's link)
   const match = /^#\/report\/([^/?#]+)(?:\/diffs\/([a-z]{2})\/(\d{4}-\d{2}))?/.exec(hash)
   if (match) mount(reportView({ ...ctx, reportId: decodeURIComponent(match[1]), focus: match[2] ? { source: match[2], month: match[3] } : null }))
-  else if (hash.startsWith('#/alerts')) mount(alertsView(ctx))
+  else if (hash.startsWith('#/alerts')) mount(alertsView())
   else if (hash.startsWith('#/account')) mount(accountView({ ...ctx, paid: hash === '#/account/paid' }))
   else mount(homeView({ ...ctx, flash: takeFlash() }))
   const accountLink = document.getElementById('account-link')

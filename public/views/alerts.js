@@ -61,7 +61,7 @@ function alertCard (alert, onRead) {
   return card
 }
 
-export function alertsView (ctx) {
+export function alertsView () {
   setTitle('Alerts')
   const alerts = []
   const seen = new Set()
