@@ -11,7 +11,7 @@ import { recordAlerts, type NewAlert } from '../../src/services/alerts/record.ts
 import { signedInUser, type SignedInUser } from '../helper.ts'
 import { readyReport } from '../reports/report-wait.ts'
 import { seedReportData } from '../reports/seed.ts'
-import { reportRow, userIdOf } from '../watches/support.ts'
+import { userIdOf } from '../watches/support.ts'
 import { inspectView, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'
 
 const JOHN_DOE = [{ source: 'ig', username: 'jdoe' }, { source: 'fb', username: 'john.doe' }]
@@ -31,6 +31,14 @@ async function raise (app: FastifyInstance, alert: Omit<NewAlert, 'profileId' | 
 
 async function api (app: FastifyInstance, user: SignedInUser, method: 'GET' | 'POST' | 'DELETE', url: string) {
   return await app.inject({ method, url: `/api/v1${url}`, headers: user.auth })
+}
+
+/** a ready report row of the user's, written straight into the table (its page is never opened) */
+async function readyRow (app: FastifyInstance, userId: string): Promise<string> {
+  const [row] = await app.database.query<{ id: string }>(
+    "insert into reports (user_id, status, profiles, generated_at) values ($1, 'ready', $2::jsonb, now()) returning id",
+    [userId, JSON.stringify([{ source: 'ig', profileId: 'p-2', username: 'alice', fullname: null, image: null }])])
+  return row.id
 }
 
 const unread = async (page: Page) => await page.locator('#alerts-bell').getAttribute('data-unread')
@@ -120,7 +128,7 @@ t.test('watch a report, see its alerts arrive on the bell, read them on the aler
   await page.locator('#watch-status', { hasText: '0 of 2 watches' }).waitFor(WAIT)
   t.equal(await toggle.getAttribute('aria-pressed'), 'false', 'unwatched')
   for (let n = 0; n < 2; n++) {
-    const other = await reportRow(app, userId)
+    const other = await readyRow(app, userId)
     t.equal((await api(app, user, 'POST', `/report/${other}/watch`)).statusCode, 201)
   }
   await toggle.click()
