@@ -67,7 +67,8 @@ export function alertsView () {
   const seen = new Set()
   let total = 0
   let loading = false
-  const list = h('div', { class: 'alerts-list', 'aria-live': 'polite', 'aria-busy': 'true' },
+  // no live region here: the list is drawn again whole, and the bell announces each new alert
+  const list = h('div', { class: 'alerts-list', 'aria-busy': 'true' },
     h('p', { class: 'muted', role: 'status' }, 'Loading the alerts…'))
   const message = h('p', { class: 'form-error', role: 'alert' })
   const readAll = h('button', { type: 'button', class: 'button small', id: 'alerts-read-all', disabled: true }, 'Mark all as read')
