@@ -86,10 +86,9 @@ export async function recordAlerts (tx: Db, list: readonly NewAlert[], at: Date,
 
   const last = new Map<string, number>()
   for (const r of recorded) last.set(r.userId, Math.max(last.get(r.userId) ?? 0, r.seq))
-  // one text parameter, split in SQL: drizzle spreads a JS array into a list of parameters, which is
-  // no array for unnest (a uuid and a number hold no comma)
-  const payloads = [...last].map(([userId, seq]) => `${userId}:${seq}`).join(',')
-  await tx.execute(sql`select pg_notify(${ALERTS_CHANNEL}, p) from unnest(string_to_array(${payloads}::text, ',')) as p`)
+  const payloads = [...last].map(([userId, seq]) => `${userId}:${seq}`)
+  // sql.param: a bare array in drizzle's sql`` is spread into a list of parameters, not sent as one array
+  await tx.execute(sql`select pg_notify(${ALERTS_CHANNEL}, p) from unnest(${sql.param(payloads)}::text[]) as p`)
   return recorded
 }
 
