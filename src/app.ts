@@ -48,6 +48,7 @@ import ingestRoutes from './routes/ingest/index.ts'
 import profileRoutes from './routes/profiles/index.ts'
 import sseRoutes from './routes/streams/index.ts'
 import alertStreamRoutes from './routes/streams/alerts.ts'
+import alertMailRoutes from './routes/alerts/mail.ts'
 import billingRoutes from './routes/billing/index.ts'
 import promocodeRoutes from './routes/billing/promocode.ts'
 import clientConfigRoutes from './routes/dashboard/client-config.ts'
@@ -140,7 +141,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   })
   await app.register(queuePlugin, { ...config.queue, workers: config.workers, webhooks: config.webhooks, now: deps.now, observeJob: metrics?.observeJob })
   await app.register(metricsPlugin, { metrics })
-  await app.register(servicesPlugin, { config, now: deps.now, mail: deps.mail })
+  await app.register(servicesPlugin, { config, apiPrefix: API_PREFIX, now: deps.now, mail: deps.mail })
   // authentication: the session cookie, Bearer JWTs, and the Origin check of cookie calls
   await app.register(sessionCookiePlugin, { session: config.session, allowHttp: config.allowHttp })
   await app.register(jwtPlugin, config.jwt)
@@ -183,6 +184,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     await api.register(alertRoutes, { prefix: '/alerts' })
     await api.register(sseRoutes, { prefix: '/sse' })
     await api.register(alertStreamRoutes, { prefix: '/sse' })
+    await api.register(alertMailRoutes, { prefix: '/alerts' })
     await api.register(billingRoutes, { prefix: '/billing' })
     // promo codes work without Stripe: outside the billing scope that answers 503 when it is not configured
     await api.register(promocodeRoutes, { prefix: '/billing', config })

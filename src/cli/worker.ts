@@ -1,4 +1,4 @@
-// npm run worker: a report-generation and webhook-delivery worker process without an HTTP listener (docs/operations.md, Scale-out on PostgreSQL).
+// npm run worker: a report-generation, webhook-delivery and alert-digest worker process without an HTTP listener (docs/operations.md, Scale-out on PostgreSQL).
 // WORKERS sets how many jobs it runs at once (at least 1 here).
 import closeWithGrace from 'close-with-grace'
 import pino from 'pino'
@@ -8,6 +8,11 @@ import { openForCommand } from './open-database.ts'
 import { FAILED_QUEUE, GENERATE_QUEUE, startQueue } from '../jobs/queue.ts'
 import { startWorkers } from '../jobs/worker.ts'
 import { startDeliveryLoop } from '../jobs/webhooks.ts'
+import { startDigestLoop } from '../jobs/digests.ts'
+import { createMailService } from '../services/accounts/mail.ts'
+import { createAlertDigest } from '../services/alerts/digest.ts'
+import { createUnsubscribeTokens } from '../services/alerts/unsubscribe-tokens.ts'
+import { API_PREFIX } from '../app.ts'
 import { createReportGenerator } from '../services/reports/generation.ts'
 import { createMetrics } from '../services/operability/metrics.ts'
 import { serveMetrics } from '../startup.ts'
@@ -32,13 +37,20 @@ metrics?.watchQueue(boss, [GENERATE_QUEUE, FAILED_QUEUE])
 await startWorkers(boss, createReportGenerator({ database, webhookScheduleS: config.webhooks.retryScheduleS }), count, metrics?.observeJob)
 // webhook deliveries beside the report jobs (docs/decisions.md, Webhooks)
 const deliveries = startDeliveryLoop(database, { webhooks: config.webhooks, log })
+// the alert digest mails beside them (docs/decisions.md, Watches and alerts)
+const mail = createMailService({ ...config.mail, log })
+const digests = startDigestLoop(createAlertDigest({
+  database, send: mail.send, tokens: createUnsubscribeTokens(config.mfa), publicUrl: config.publicUrl, apiPrefix: API_PREFIX,
+  intervalH: config.alerts.digestIntervalH, log
+}), { log })
 const metricsListener = metrics ? await serveMetrics(metrics, { host: config.metricsHost, port: config.metricsPort!, log }) : null
 log.info({ workers: count }, 'report worker started')
 
 closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
   if (err) log.error({ err }, 'worker stopping after an error')
   else log.info({ signal }, 'worker stopping')
-  await Promise.all([boss.stop({ graceful: true, wait: true, timeout: 8000 }), deliveries.stop()])
+  await Promise.all([boss.stop({ graceful: true, wait: true, timeout: 8000 }), deliveries.stop(), digests.stop()])
+  await mail.close()
   await metricsListener?.close()
   await database.close()
 })

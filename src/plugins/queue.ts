@@ -1,4 +1,5 @@
-// The report queue and, when WORKERS > 0, this process's report workers and webhook delivery workers.
+// The report queue and, when WORKERS > 0, this process's report workers, webhook delivery workers
+// and alert digest loop.
 // Stops cleanly on close: a job or delivery in flight is finished or, if the process dies, picked up
 // elsewhere after its expiry or lease.
 import fp from 'fastify-plugin'
@@ -7,6 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import { reportQueue, startQueue, type QueueOptions } from '../jobs/queue.ts'
 import { startWorkers, type JobObserver } from '../jobs/worker.ts'
 import { startDeliveryLoop } from '../jobs/webhooks.ts'
+import { startDigestLoop } from '../jobs/digests.ts'
 import { createReportGenerator } from '../services/reports/generation.ts'
 import type { ReportQueue } from '../services/reports/index.ts'
 
@@ -31,8 +33,11 @@ async function queuePlugin (app: FastifyInstance, opts: QueuePluginOptions) {
   const generator = createReportGenerator({ database: app.database, now: opts.now, accountChanges: app.accountChanges, webhookScheduleS: opts.webhooks.retryScheduleS })
   await startWorkers(boss, generator, opts.workers, opts.observeJob)
   const deliveries = opts.workers > 0 ? startDeliveryLoop(app.database, { webhooks: opts.webhooks, log: app.log }) : null
+  // the alert digests beside the deliveries; their service (and its mailer) is registered after this plugin
+  let digests: { stop: () => Promise<void> } | null = null
+  if (opts.workers > 0) app.addHook('onReady', async () => { digests = startDigestLoop(app.services.alertDigest, { log: app.log }) })
   app.addHook('preClose', async () => {
-    await Promise.all([boss.stop({ graceful: true, wait: true, timeout: 8000 }), deliveries?.stop()])
+    await Promise.all([boss.stop({ graceful: true, wait: true, timeout: 8000 }), deliveries?.stop(), digests?.stop()])
   })
 }
 

@@ -31,11 +31,15 @@ import { createMfaService } from '../services/mfa/index.ts'
 import { createSecondFactorCheck } from '../services/accounts/second-factor.ts'
 import { createWatchService } from '../services/watches/index.ts'
 import { createAlertReading } from '../services/alerts/reading.ts'
+import { createAlertDigest } from '../services/alerts/digest.ts'
+import { createUnsubscribeTokens } from '../services/alerts/unsubscribe-tokens.ts'
 
 const AUDIT_PRUNE_MS = 3600_000
 
 export interface ServicesOptions {
   config: Config
+  /** the API's prefix (/api/v1): the digest mail's one-click unsubscribe URL is under it */
+  apiPrefix: string
   now?: () => number
   mail?: MailService
 }
@@ -110,7 +114,14 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   })
   const watches = createWatchService({ database, reports, limits: config.alerts, now })
   const alerts = createAlertReading({ database, now })
+  // the digest mail and its unsubscribe tokens; the queue plugin runs its loop where workers run
+  const unsubscribeTokens = createUnsubscribeTokens(config.mfa)
+  const alertDigest = createAlertDigest({
+    database, send: mail.send, tokens: unsubscribeTokens, publicUrl: config.publicUrl, apiPrefix: opts.apiPrefix,
+    intervalH: config.alerts.digestIntervalH, now, log: app.log
+  })
   return {
+    alertDigest, unsubscribeTokens,
     passwords, mail, audit, emailHasher, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
     sessionControl, credentials, passwordChange, passwordProof, googleNonces, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor,
     passkeys, watches, alerts

@@ -1,4 +1,4 @@
-// The account (sessions, deletion, pre-hijack), billing, recovery, the Google sign-in peer.
+// The account (sessions, deletion, pre-hijack), billing, recovery, the Google sign-in peer, the alert digest mail.
 import { runGroup } from '../group.ts'
 
 await runGroup([
@@ -13,5 +13,6 @@ await runGroup([
   'billing/promocode.test.ts',
   'billing/webhook.test.ts',
   'accounts/recovery.test.ts',
-  'accounts/idp.test.ts'
+  'accounts/idp.test.ts',
+  'alerts/digest.test.ts'
 ])

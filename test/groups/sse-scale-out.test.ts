@@ -8,8 +8,10 @@ await runGroup([
   'streams/api.test.ts',
   'streams/reconnect.test.ts',
   'streams/load.test.ts',
+  'streams/alerts-stream.test.ts',
   'scale-out/two-instances.test.ts',
   'scale-out/revocation.test.ts',
   'scale-out/views.test.ts',
+  'scale-out/alert-streams.test.ts',
   'idempotency/concurrency.test.ts'
 ])

@@ -1,5 +1,5 @@
-// The pages the mailed links open (docs/decisions.md, Mailed-link pages): PUBLIC_URL/confirm/<secret> and
-// PUBLIC_URL/recovery/<secret> answer the dashboard's own index.html, whose script reads
+// The pages the mailed links open (docs/decisions.md, Mailed-link pages): PUBLIC_URL/confirm/<secret>,
+// PUBLIC_URL/recovery/<secret> and the alert digest's PUBLIC_URL/unsubscribe/<token> answer the dashboard's own index.html, whose script reads
 // location.pathname, takes the secret out of the address bar and calls the API with it.
 // Whatever follows the prefix gets the page, however malformed (wrong length, other characters, more
 // segments, nothing at all): the page is where the person learns that the link is not valid, so a
@@ -17,7 +17,7 @@ export interface LinkPagesOptions {
   root?: string
 }
 
-export const LINK_PAGE_PREFIXES = ['/confirm/', '/recovery/'] as const
+export const LINK_PAGE_PREFIXES = ['/confirm/', '/recovery/', '/unsubscribe/'] as const
 
 const linkPageRoutes: FastifyPluginAsync<LinkPagesOptions> = async (app, opts) => {
   const index = join(opts.root ?? PUBLIC_DIR, 'index.html')

@@ -3,7 +3,15 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
 
-export interface Mail { to: string, subject: string, text: string, /** logged in development outbox mode only */ link?: string }
+export interface Mail {
+  to: string
+  subject: string
+  text: string
+  /** logged in development outbox mode only */
+  link?: string
+  /** extra header fields (the alert digest's List-Unsubscribe) */
+  headers?: Record<string, string>
+}
 export interface MailLogger { info: (obj: object, msg: string) => void, error: (obj: object, msg: string) => void }
 
 export interface MailOptions {
