@@ -1,4 +1,4 @@
-// The showcase's next month (README, Watch a report): a later month of follows for alex.rivera on
+// The showcase's next month (README, Run it): a later month of follows for alex.rivera on
 // every network, so that a watch on the showcase's report raises an alert at once (docs/decisions.md,
 // Watches and alerts: a month later than the one a watch has seen). Each network gets new pages
 // that bring interests Alex does not have yet (a red-flag one on every other network, where the
