@@ -299,3 +299,13 @@ export async function exportReport (reportId, format, part) {
 
 /** the URL of the report's event stream; EventSource authenticates with the session cookie */
 export const streamUrl = (reportId) => `${BASE}/sse/${id(reportId)}`
+
+// Watches and alerts: a watch on a ready report raises an alert when its profiles' data brings a later month
+export const watches = (offset = 0, limit = 100) => request('GET', `/watches${query({ offset, limit })}`)
+export const watchReportChanges = (reportId) => request('POST', `/report/${id(reportId)}/watch`)
+export const unwatchReport = (reportId) => request('DELETE', `/report/${id(reportId)}/watch`)
+export const alerts = (params) => request('GET', `/alerts${query(params)}`)
+export const markAlertRead = (alertId) => request('POST', `/alerts/${encodeURIComponent(alertId)}/read`)
+export const markAllAlertsRead = () => request('POST', '/alerts/read')
+/** the user's alert stream; EventSource authenticates with the session cookie */
+export const alertStreamUrl = () => `${BASE}/sse/alerts`

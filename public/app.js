@@ -1,7 +1,8 @@
 // The dashboard: restores the session, then routes between the home (search, new report, past
-// reports), a report page, the account page and the pages of the mailed links. Hash routes (#/,
-// #/report/<id>, #/account, #/confirm, #/recovery, #/unsubscribe) need nothing from the server; the mailed links'
-// own paths (/confirm/<secret>, /recovery/<secret>, /unsubscribe/<token>) are turned into those hashes by
+// reports), a report page, the alerts page, the account page and the pages of the mailed links.
+// Hash routes (#/, #/report/<id>, #/report/<id>/diffs/<source>/<month>, #/alerts, #/account,
+// #/confirm, #/recovery, #/unsubscribe) need nothing from the server; the mailed links' own paths
+// (/confirm/<secret>, /recovery/<secret>, /unsubscribe/<token>) are turned into those hashes by
 // link.js, which must stay the first import: it takes the secret out of the address bar.
 import { mailedLink } from './link.js'
 import * as api from './api.js'
@@ -13,6 +14,8 @@ import { reportView } from './views/report.js'
 import { accountView } from './views/account.js'
 import { confirmView, recoveryView, unsubscribeView } from './views/links.js'
 import { secondFactorView } from './views/second-factor.js'
+import { alertsView } from './views/alerts.js'
+import { bellNodes, startAlerts, stopAlerts } from './alert-bell.js'
 
 const main = document.getElementById('main')
 const account = document.getElementById('account')
@@ -55,9 +58,11 @@ async function reload () {
 
 function renderAccount () {
   if (!api.signedIn()) {
+    stopAlerts()
     account.replaceChildren()
     return
   }
+  startAlerts()
   const signOut = h('button', { type: 'button', class: 'button ghost small', id: 'sign-out' }, 'Sign out')
   signOut.addEventListener('click', async () => {
     signOut.disabled = true
@@ -67,6 +72,7 @@ function renderAccount () {
   fill(account,
     user ? h('span', { class: 'account-email', id: 'account-email-header' }, user.email) : null,
     user ? h('span', { class: 'credits', id: 'credits' }, subscribed(user) ? 'Subscribed' : plural(user.reportCredits, 'credit')) : null,
+    bellNodes(),
     h('a', { class: 'button ghost small', href: '#/account', id: 'account-link', title: user ? `Your account: ${user.email}` : 'Your account' }, 'Account'),
     signOut
   )
@@ -134,13 +140,18 @@ function route () {
   if (hash.startsWith('#/unsubscribe')) return mount(unsubscribeView({ ...ctx, secret: takeSecret('unsubscribe') }))
   takeSecret(null)
   if (!api.signedIn()) return signedOut()
-  const match = /^#\/report\/([^/?#]+)/.exec(hash)
-  if (match) mount(reportView({ ...ctx, reportId: decodeURIComponent(match[1]) }))
+  // #/report/<id>/diffs/<source>/<month>: the report opened on that network's changes (an alert's link)
+  const match = /^#\/report\/([^/?#]+)(?:\/diffs\/([a-z]{2})\/(\d{4}-\d{2}))?/.exec(hash)
+  if (match) mount(reportView({ ...ctx, reportId: decodeURIComponent(match[1]), focus: match[2] ? { source: match[2], month: match[3] } : null }))
+  else if (hash.startsWith('#/alerts')) mount(alertsView())
   else if (hash.startsWith('#/account')) mount(accountView({ ...ctx, paid: hash === '#/account/paid' }))
   else mount(homeView({ ...ctx, flash: takeFlash() }))
   const accountLink = document.getElementById('account-link')
   if (hash.startsWith('#/account')) accountLink?.setAttribute('aria-current', 'page')
   else accountLink?.removeAttribute('aria-current')
+  const bell = document.getElementById('alerts-bell')
+  if (hash.startsWith('#/alerts')) bell?.setAttribute('aria-current', 'page')
+  else bell?.removeAttribute('aria-current')
   window.scrollTo(0, 0)
   if (hash === '#/account/paid' && !subscribed(user)) waitForSubscription()
 }

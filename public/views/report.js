@@ -3,7 +3,7 @@
 // profiles. Every network's panel is built at once (hidden but for the selected one), so each keeps
 // its state and a print has them all.
 import * as api from '../api.js'
-import { avatar, errorText, fill, formatDateTime, h, plural, setTitle, SOURCE_NAMES, statusBadge } from '../dom.js'
+import { avatar, errorText, fill, formatDateTime, formatMonth, h, plural, setTitle, SOURCE_NAMES, statusBadge } from '../dom.js'
 import { noCreditOptions, outOfCredit, subscribed } from '../billing.js'
 import { watchReport } from '../progress.js'
 import { createStepper } from '../charts/stepper.js'
@@ -13,6 +13,7 @@ import { createInterestDetail } from './interest-detail.js'
 import { categoriesSection, profileHeader, redFlagsSection, topInterestsSection } from './sections.js'
 import { friendsSection } from './friends.js'
 import { diffsSection } from './diffs.js'
+import { watchToggle } from './watch.js'
 
 function itemPanel (reportId, item, detail) {
   return h('div', { class: 'item', dataset: { source: item.source } },
@@ -104,6 +105,7 @@ export function reportView (ctx) {
         del
       ),
       report.status === 'ready' ? exportActions(reportId, message) : null,
+      report.status === 'ready' ? watchToggle(ctx, reportId) : null,
       message
     )
     setStatus(report.status)
@@ -133,6 +135,25 @@ export function reportView (ctx) {
     body.replaceChildren(...[progress?.node, itemsView(reportId, report.items, detail)].filter(Boolean))
     // the finished stepper is seen complete for a moment, then folds away above the report
     if (progress) foldTimer = setTimeout(() => progress.fold(), 1200)
+    if (ctx.focus) showChanges(ctx.focus)
+  }
+
+  // an alert's link: that network's tab, its changes in view and focused, the alert's month marked
+  const showChanges = ({ source, month }) => {
+    document.getElementById(`tab-${source}`)?.click()
+    const section = document.getElementById(`section-diffs-${source}`)
+    if (!section) return
+    section.tabIndex = -1
+    const shown = section.querySelector(`li.month[data-month="${month}"]`)
+    const newest = section.querySelector('li.month')?.dataset.month ?? ''
+    if (shown) shown.classList.add('month-alerted')
+    else if (month > newest) {
+      // a report is what the data held when it was generated: the alert's month came later
+      section.querySelector('.section-head')?.after(h('p', { class: 'notice', id: 'alert-month-note' },
+        `${formatMonth(month)} came after this report was generated: the alert lists that month's changes, and a new report on these profiles shows them here.`))
+    }
+    section.scrollIntoView({ block: 'start' })
+    section.focus({ preventScroll: true })
   }
 
   // With no credit left the button would only fail: the card offers what gives a credit instead,

@@ -7,5 +7,6 @@ await runGroup([
   'ingest/http.test.ts',
   'ingest/import.test.ts',
   'ingest/demo-data.test.ts',
-  'ingest/demo-showcase.test.ts'
+  'ingest/demo-showcase.test.ts',
+  'ingest/demo-next-month.test.ts'
 ])

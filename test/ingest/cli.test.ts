@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { createDatabase, type Database } from '../../src/db/client.ts'
 import { childDatabase, run, tempDir } from '../foundation/support.ts'
 import { clock, progressLine } from '../../src/cli/import-report.ts'
+import { demoShowcaseFollows, nextMonthLines } from '../../src/services/demo/next-month.ts'
 import type { Tap } from '../helper.ts'
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url))
@@ -95,6 +96,27 @@ t.test('npm run demo-data: the same seed and month give the same bytes', async (
     const bad = await cli('src/cli/demo-data.ts', args)
     t.equal(bad.code, 2, args.join(' '))
     t.match(bad.stderr, /usage: npm run demo-data/)
+  }
+})
+
+t.test('npm run demo-data -- --next-month: the lines as a file, then one more month imported', async (t) => {
+  const db = await target(t)
+  const file = join(tempDir(t), 'next.ndjson')
+  const out = await cli('src/cli/demo-data.ts', ['--next-month', '--month', '2026-11', '--out', file])
+  t.equal(out.code, 0, out.stderr)
+  t.match(out.stderr, /wrote \d+ lines to .*next\.ndjson \(seed 1, alex\.rivera's 2026-12, after a demo set ending 2026-11\)/)
+  t.equal(readFileSync(file, 'utf8'), [...nextMonthLines(1, '2026-12', demoShowcaseFollows(1, '2026-11'))].join('\n') + '\n', 'the lines of the seed the server imports')
+
+  const empty = await cli('src/cli/demo-data.ts', ['--next-month', '--import'], db.env)
+  t.equal(empty.code, 1)
+  t.match(empty.stderr, /the database has no demo data/)
+  t.equal((await cli('src/cli/import.ts', [file], db.env)).code, 0)
+  const imported = await cli('src/cli/demo-data.ts', ['--next-month', '--import'], db.env)
+  t.equal(imported.code, 0, imported.stderr)
+  t.match(imported.stdout, /imported 2027-01 for alex\.rivera: \d+ follows/, 'the month after the latest one the database holds')
+  for (const args of [['--import'], ['--next-month', '--import', '--month', '2026-11'], ['--next-month']]) {
+    const bad = await cli('src/cli/demo-data.ts', args, db.env)
+    t.equal(bad.code, 2, args.join(' '))
   }
 })
 
