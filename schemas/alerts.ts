@@ -47,3 +47,8 @@ export const AlertListQuerySchema = Type.Object({
   offset: Type.Integer({ minimum: 0, default: 0 }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 })
 }, { additionalProperties: false })
+
+export const AlertsReadSchema = Type.Object({
+  read: Type.Integer({ minimum: 0, description: 'the alerts this call marked read' }),
+  unread: Type.Integer({ minimum: 0, description: "the user's unread alerts after it: 0, unless an alert was raised meanwhile" })
+}, { title: 'AlertsRead', additionalProperties: false })

@@ -54,6 +54,8 @@ import reportExportRoutes from './routes/reports/export.ts'
 import linkPageRoutes from './routes/dashboard/link-pages.ts'
 import imageRoutes from './routes/images/index.ts'
 import webhookRoutes from './routes/webhooks/index.ts'
+import watchRoutes from './routes/watches/index.ts'
+import alertRoutes from './routes/alerts/index.ts'
 import apiKeyRoutes from './routes/api-keys/index.ts'
 import passkeyRoutes from './routes/passkeys/manage.ts'
 import passkeySigninRoutes from './routes/passkeys/signin.ts'
@@ -135,7 +137,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     reconcileS: config.sessionReconcileS,
     deletionRetentionS: config.jwt.ttl
   })
-  await app.register(queuePlugin, { ...config.queue, workers: config.workers, webhooks: config.webhooks, now: deps.now, observeJob: metrics?.observeJob })
+  await app.register(queuePlugin, { ...config.queue, workers: config.workers, webhooks: config.webhooks, alerts: config.alerts, now: deps.now, observeJob: metrics?.observeJob })
   await app.register(metricsPlugin, { metrics })
   await app.register(servicesPlugin, { config, now: deps.now, mail: deps.mail })
   // authentication: the session cookie, Bearer JWTs, and the Origin check of cookie calls
@@ -175,6 +177,9 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     await api.register(profileRoutes, { prefix: '/profiles' })
     await api.register(imageRoutes, { prefix: '/images' })
     await api.register(webhookRoutes, { prefix: '/webhooks' })
+    // POST and DELETE /report/{id}/watch, GET /watches
+    await api.register(watchRoutes)
+    await api.register(alertRoutes, { prefix: '/alerts' })
     await api.register(sseRoutes, { prefix: '/sse' })
     await api.register(billingRoutes, { prefix: '/billing' })
     // promo codes work without Stripe: outside the billing scope that answers 503 when it is not configured

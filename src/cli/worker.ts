@@ -1,4 +1,4 @@
-// npm run worker: a report-generation and webhook-delivery worker process without an HTTP listener (docs/operations.md, Scale-out on PostgreSQL).
+// npm run worker: a report-generation, webhook-delivery and alert worker process without an HTTP listener (docs/operations.md, Scale-out on PostgreSQL).
 // WORKERS sets how many jobs it runs at once (at least 1 here).
 import closeWithGrace from 'close-with-grace'
 import pino from 'pino'
@@ -8,6 +8,7 @@ import { openForCommand } from './open-database.ts'
 import { FAILED_QUEUE, GENERATE_QUEUE, startQueue } from '../jobs/queue.ts'
 import { startWorkers } from '../jobs/worker.ts'
 import { startDeliveryLoop } from '../jobs/webhooks.ts'
+import { startAlertLoop } from '../jobs/alerts.ts'
 import { createReportGenerator } from '../services/reports/generation.ts'
 import { createMetrics } from '../services/operability/metrics.ts'
 import { serveMetrics } from '../startup.ts'
@@ -32,13 +33,15 @@ metrics?.watchQueue(boss, [GENERATE_QUEUE, FAILED_QUEUE])
 await startWorkers(boss, createReportGenerator({ database, webhookScheduleS: config.webhooks.retryScheduleS }), count, metrics?.observeJob)
 // webhook deliveries beside the report jobs (docs/decisions.md, Webhooks)
 const deliveries = startDeliveryLoop(database, { webhooks: config.webhooks, log })
+// the alerts of watched profiles an import marked (docs/decisions.md, Watches and alerts)
+const alerts = startAlertLoop(database, { alerts: config.alerts, webhooks: config.webhooks, log })
 const metricsListener = metrics ? await serveMetrics(metrics, { host: config.metricsHost, port: config.metricsPort!, log }) : null
 log.info({ workers: count }, 'report worker started')
 
 closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
   if (err) log.error({ err }, 'worker stopping after an error')
   else log.info({ signal }, 'worker stopping')
-  await Promise.all([boss.stop({ graceful: true, wait: true, timeout: 8000 }), deliveries.stop()])
+  await Promise.all([boss.stop({ graceful: true, wait: true, timeout: 8000 }), deliveries.stop(), alerts.stop()])
   await metricsListener?.close()
   await database.close()
 })

@@ -30,7 +30,8 @@ const TAGS = [
   { name: 'ingest', description: 'the data feed (INGEST_TOKEN)' },
   { name: 'health', description: 'liveness and readiness probes' },
   { name: 'meta', description: 'what clients need to know about this deployment' },
-  { name: 'webhooks', description: 'the events the service POSTs to subscribed endpoints (Standard Webhooks)' }
+  { name: 'webhooks', description: 'the events the service POSTs to subscribed endpoints (Standard Webhooks)' },
+  { name: 'alerts', description: 'watches on ready reports and the alerts their profiles\' later months raise' }
 ]
 
 async function openApiPlugin (app: FastifyInstance, opts: OpenApiOptions) {

@@ -1,4 +1,4 @@
-// The report queue and, when WORKERS > 0, this process's report workers and webhook delivery workers.
+// The report queue and, when WORKERS > 0, this process's report workers, webhook delivery workers and alert worker.
 // Stops cleanly on close: a job or delivery in flight is finished or, if the process dies, picked up
 // elsewhere after its expiry or lease.
 import fp from 'fastify-plugin'
@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { reportQueue, startQueue, type QueueOptions } from '../jobs/queue.ts'
 import { startWorkers, type JobObserver } from '../jobs/worker.ts'
 import { startDeliveryLoop } from '../jobs/webhooks.ts'
+import { startAlertLoop } from '../jobs/alerts.ts'
 import { createReportGenerator } from '../services/reports/generation.ts'
 import type { ReportQueue } from '../services/reports/index.ts'
 
@@ -20,6 +21,8 @@ export interface QueuePluginOptions extends QueueOptions {
   workers: number
   /** config.webhooks: the delivery workers run beside the report workers */
   webhooks: { retryScheduleS: number[], allowPrivate: boolean }
+  /** config.alerts: the alert worker runs beside them too */
+  alerts: { batchProfiles: number }
   now?: () => number
   /** the metrics' job-duration histogram, when metrics are on */
   observeJob?: JobObserver
@@ -31,8 +34,9 @@ async function queuePlugin (app: FastifyInstance, opts: QueuePluginOptions) {
   const generator = createReportGenerator({ database: app.database, now: opts.now, accountChanges: app.accountChanges, webhookScheduleS: opts.webhooks.retryScheduleS })
   await startWorkers(boss, generator, opts.workers, opts.observeJob)
   const deliveries = opts.workers > 0 ? startDeliveryLoop(app.database, { webhooks: opts.webhooks, log: app.log }) : null
+  const alerts = opts.workers > 0 ? startAlertLoop(app.database, { alerts: opts.alerts, webhooks: opts.webhooks, now: opts.now, log: app.log }) : null
   app.addHook('preClose', async () => {
-    await Promise.all([boss.stop({ graceful: true, wait: true, timeout: 8000 }), deliveries?.stop()])
+    await Promise.all([boss.stop({ graceful: true, wait: true, timeout: 8000 }), deliveries?.stop(), alerts?.stop()])
   })
 }
 

@@ -29,6 +29,8 @@ import { createApiKeyService } from '../services/api-keys/index.ts'
 import { createPasskeyService, relyingPartyOf } from '../services/passkeys/index.ts'
 import { createMfaService } from '../services/mfa/index.ts'
 import { createSecondFactorCheck } from '../services/accounts/second-factor.ts'
+import { createWatchService } from '../services/watches/index.ts'
+import { createAlertReading } from '../services/alerts/reading.ts'
 
 const AUDIT_PRUNE_MS = 3600_000
 
@@ -106,10 +108,12 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
     announceEnded: sessions.announceEnded,
     onWriteError: (err) => app.log.warn({ err }, 'recording an API key\'s last use failed')
   })
+  const watches = createWatchService({ database, reports, limits: config.alerts, now })
+  const alerts = createAlertReading({ database, now })
   return {
     passwords, mail, audit, emailHasher, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
     sessionControl, credentials, passwordChange, passwordProof, googleNonces, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor,
-    passkeys
+    passkeys, watches, alerts
   }
 }
 

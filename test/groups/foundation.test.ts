@@ -18,5 +18,6 @@ await runGroup([
   'engine/friend-detail.test.ts',
   'engine/months-and-order.test.ts',
   'engine/properties.test.ts',
-  'engine/report-item.test.ts'
+  'engine/report-item.test.ts',
+  'engine/profile-diffs.test.ts'
 ])

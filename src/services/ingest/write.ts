@@ -27,7 +27,8 @@ async function inTransaction<T> (database: Database, fn: (query: Query) => Promi
 }
 
 // Every parameter goes as a text[] (postgres.js infers element types badly otherwise) and is cast in SQL.
-const UPSERT: Record<RecordType, { columns: number, sql: string }> = {
+// `marks`: the upsert marks the watched profiles it changed (countedMarking).
+const UPSERT: Record<RecordType, { columns: number, sql: string, marks?: boolean }> = {
   category: {
     columns: 3,
     sql: `insert into categories (id, name, synthetic)
@@ -71,6 +72,7 @@ const UPSERT: Record<RecordType, { columns: number, sql: string }> = {
   },
   follow: {
     columns: 4,
+    marks: true,
     sql: `insert into follows (profile_id, account_id, since, until)
           select profile_id, account_id, since::date, until::date
             from unnest($1::text[], $2::text[], $3::text[], $4::text[]) as x(profile_id, account_id, since, until)
@@ -94,6 +96,18 @@ const UPSERT: Record<RecordType, { columns: number, sql: string }> = {
  */
 const counted = (upsert: string) => `
   with w as (${upsert} returning (xmax = 0) as inserted)
+  select count(*) filter (where inserted)::int as inserted, count(*) filter (where not inserted)::int as updated from w`
+
+// The follow upsert also marks the watched profiles whose follows it inserted or changed, for the
+// alert worker (docs/decisions.md, Watches and alerts): in this transaction, so the mark commits with
+// the data or not at all, and each further change moves `version` on and ends a worker's lease. The
+// join reads watch_profiles by its profile index: with nothing watched it costs one empty probe per batch.
+const countedMarking = (upsert: string) => `
+  with w as (${upsert} returning profile_id, (xmax = 0) as inserted),
+  marked as (
+    insert into alert_pending (profile_id)
+    select distinct w.profile_id from w join watch_profiles wp on wp.profile_id = w.profile_id
+    on conflict (profile_id) do update set version = alert_pending.version + 1, leased_until = null)
   select count(*) filter (where inserted)::int as inserted, count(*) filter (where not inserted)::int as updated from w`
 
 // An account's interest set is replaced: the pairs the input no longer lists go, the new ones come.
@@ -140,8 +154,8 @@ class UpsertBuffer {
   private readonly sql: string
   private readonly width: number
   private readonly tally: Tally
-  constructor (spec: { columns: number, sql: string }, tally: Tally) {
-    this.sql = counted(spec.sql)
+  constructor (spec: { columns: number, sql: string, marks?: boolean }, tally: Tally) {
+    this.sql = spec.marks === true ? countedMarking(spec.sql) : counted(spec.sql)
     this.width = spec.columns
     this.tally = tally
     this.columns = this.empty()

@@ -1,0 +1,69 @@
+// The alert worker: in every process that runs report workers (WORKERS >= 1, `npm run worker`), a
+// loop that raises the alerts of the watched profiles an import marked (docs/decisions.md, Watches
+// and alerts). It looks at alert_pending a few times a second while idle, so alerts follow an import
+// within a moment, and runs batch after batch while profiles are pending.
+import type { Database } from '../db/client.ts'
+import { createAlertRaiser, type AlertRaiser } from '../services/alerts/raising.ts'
+
+/** a claimed batch is kept from other workers this long: far longer than a batch takes to compute and commit */
+export const ALERT_LEASE_MS = 30_000
+/** how often an idle loop looks for pending profiles, in ms */
+export const ALERT_POLL_MS = 250
+
+export interface AlertLoopOptions {
+  /** config.alerts (batchProfiles) */
+  alerts: { batchProfiles: number }
+  /** config.webhooks (the watch.alert deliveries' first attempt) */
+  webhooks: { retryScheduleS: number[] }
+  pollMs?: number
+  leaseMs?: number
+  now?: () => number
+  log: { warn: (o: object, m: string) => void }
+}
+
+export function alertRaiser (database: Database, opts: AlertLoopOptions): AlertRaiser {
+  return createAlertRaiser({
+    database,
+    batchProfiles: opts.alerts.batchProfiles,
+    leaseMs: opts.leaseMs ?? ALERT_LEASE_MS,
+    webhookScheduleS: opts.webhooks.retryScheduleS,
+    now: opts.now
+  })
+}
+
+/** start the loop; stop() ends it after the batch in flight (a batch cut short is taken again after its lease) */
+export function startAlertLoop (database: Database, opts: AlertLoopOptions): { stop: () => Promise<void> } {
+  const raiser = alertRaiser(database, opts)
+  const pollMs = opts.pollMs ?? ALERT_POLL_MS
+  let stopped = false
+  let timer: NodeJS.Timeout | undefined
+  let current: Promise<void> = Promise.resolve()
+
+  async function tick (): Promise<boolean> {
+    try {
+      return (await raiser.runBatch()).claimed > 0
+    } catch (err) {
+      opts.log.warn({ err: { message: (err as Error).message } }, 'alert batch not raised')
+      return false
+    }
+  }
+
+  const loop = async () => {
+    let busy = false
+    current = tick().then((b) => { busy = b })
+    await current
+    if (stopped) return
+    // while profiles are pending the next batch starts at once
+    if (busy) setImmediate(() => { void loop() })
+    else timer = setTimeout(() => { void loop() }, pollMs)
+  }
+  void loop()
+
+  return {
+    async stop () {
+      stopped = true
+      clearTimeout(timer)
+      await current
+    }
+  }
+}
