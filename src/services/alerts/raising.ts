@@ -33,9 +33,13 @@ export interface BatchResult {
   raised: RecordedAlert[]
 }
 
-interface Claimed { profile_id: string, version: number }
+export interface Claimed { profile_id: string, version: number }
 interface ComputedProfile { username: string, source: Source, dataMonth: number, diffs: DiffItem[] }
 interface Computed { profiles: Map<string, ComputedProfile>, redFlags: Set<string> }
+
+// One parameter holding the whole array (a bare array in drizzle's sql`` is spread into a list), as
+// text: postgres.js infers array element types badly otherwise; the SQL casts it.
+const textArray = (values: ReadonlyArray<string | number>) => sql.param(values.map(String))
 
 export function createAlertRaiser (deps: RaisingDeps) {
   const { database } = deps
@@ -136,26 +140,31 @@ export function createAlertRaiser (deps: RaisingDeps) {
         raised = await recordAlerts(tx, list, at, deps.webhookScheduleS)
         if (moved.length > 0) {
           await tx.execute(sql`update ${watchProfiles} wp set seen_month = x.m
-            from unnest(${moved.map((m) => m[0])}::uuid[], ${moved.map((m) => m[1])}::text[], ${moved.map((m) => m[2])}::int[]) as x(w, s, m)
+            from unnest(${textArray(moved.map((m) => m[0]))}::uuid[], ${textArray(moved.map((m) => m[1]))}::text[], ${textArray(moved.map((m) => m[2]))}::int[]) as x(w, s, m)
             where wp.watch_id = x.w and wp.source = x.s and wp.seen_month < x.m`)
         }
       }
       await tx.execute(sql`delete from alert_pending p
-        using unnest(${claimed.map((c) => c.profile_id)}::text[], ${claimed.map((c) => c.version)}::int[]) as x(id, v)
+        using unnest(${textArray(claimed.map((c) => c.profile_id))}::text[], ${textArray(claimed.map((c) => c.version))}::int[]) as x(id, v)
         where p.profile_id = x.id and p.version = x.v`)
       return raised
     })
   }
 
+  /** compute a claimed batch and raise its alerts */
+  async function raise (claimed: Claimed[]): Promise<BatchResult> {
+    if (claimed.length === 0) return { claimed: 0, raised: [] }
+    const at = now()
+    const computed = await compute(claimed.map((c) => c.profile_id), at)
+    return { claimed: claimed.length, raised: await commit(claimed, computed, at) }
+  }
+
   return {
+    /** the next batch of pending profiles, leased to this worker, each with the version it was claimed at */
+    claim,
+    raise,
     /** claim one batch, compute it and raise its alerts; `claimed: 0` when nothing was pending */
-    async runBatch (): Promise<BatchResult> {
-      const claimed = await claim()
-      if (claimed.length === 0) return { claimed: 0, raised: [] }
-      const at = now()
-      const computed = await compute(claimed.map((c) => c.profile_id), at)
-      return { claimed: claimed.length, raised: await commit(claimed, computed, at) }
-    }
+    async runBatch (): Promise<BatchResult> { return await raise(await claim()) }
   }
 }
 

@@ -87,7 +87,8 @@ export async function recordAlerts (tx: Db, list: readonly NewAlert[], at: Date,
   const last = new Map<string, number>()
   for (const r of recorded) last.set(r.userId, Math.max(last.get(r.userId) ?? 0, r.seq))
   const payloads = [...last].map(([userId, seq]) => `${userId}:${seq}`)
-  await tx.execute(sql`select pg_notify(${ALERTS_CHANNEL}, p) from unnest(${payloads}::text[]) as p`)
+  // sql.param: a bare array in drizzle's sql`` is spread into a list of parameters, not sent as one array
+  await tx.execute(sql`select pg_notify(${ALERTS_CHANNEL}, p) from unnest(${sql.param(payloads)}::text[]) as p`)
   return recorded
 }
 
