@@ -57,7 +57,7 @@ export const settings = {
   alertsProfiles: Math.max(25, Math.floor(num('BENCH_ALERTS_PROFILES', 10_000))),
   alertsPerUser: Math.min(5, Math.max(1, Math.floor(num('BENCH_ALERTS_PER_USER', 5)))),
   /** scenario 9: requests per second of each of the two reads (0: as fast as the service answers), and seconds of each window without an import */
-  alertsReadRate: Math.floor(num('BENCH_ALERTS_READ_RATE', 500)),
+  alertsReadRate: Math.floor(num('BENCH_ALERTS_READ_RATE', 200)),
   alertsQuiet: Math.max(1, num('BENCH_ALERTS_QUIET', 10)),
   /** scenario 9: how the import arrives, POST /ingest to the service ('ingest') or `npm run import` beside it ('cli'); seconds it may take to the last alert */
   alertsImport: process.env.BENCH_ALERTS_IMPORT === 'cli' ? 'cli' as const : 'ingest' as const,

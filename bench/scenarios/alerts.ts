@@ -12,7 +12,7 @@
 // /ingest (BENCH_ALERTS_IMPORT=cli: `npm run import` beside the service). Expected: exactly one alert per
 // watch, checked against the engine (bench/lib/alert-check.ts).
 //
-// The reads run at a fixed rate (BENCH_ALERTS_READ_RATE per endpoint, 500 req/s), each connection
+// The reads run at a fixed rate (BENCH_ALERTS_READ_RATE per endpoint, 200 req/s), each connection
 // its own client address and its own users: a service answering as fast as it can would give its
 // CPU to the reads and starve the worker, and latency at saturation measures the queue, not the
 // service. Every rate limit is raised, so that the warm-up, which runs at full speed to put every
