@@ -16,7 +16,7 @@
 // its own client address and its own users: a service answering as fast as it can would give its
 // CPU to the reads and starve the worker, and latency at saturation measures the queue, not the
 // service. Every rate limit is raised, so that the warm-up, which runs at full speed to put every
-// report in the service's cache, is never refused.
+// report in the service's cache, is never refused. Figures and findings: docs/benchmarks.md, Alerts in bulk.
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -169,7 +169,7 @@ export const alerts: Scenario = {
       title: this.title,
       database: 'postgresql',
       baseline: { label: `${READS.report} and ${READS.authInfo} at once, no import running (${settings.alertsQuiet} s before it)`, ...figs(quiet) },
-      candidate: { label: 'the same reads from the import\'s start to its last alert', ...figs(during) },
+      candidate: { label: 'the same reads from the import\'s start to its last alert (the run stops within about a second of it)', ...figs(during) },
       after: { label: `the same reads once every alert was raised (${settings.alertsQuiet} s)`, ...figs(after) },
       ratios,
       ratio: worst,
