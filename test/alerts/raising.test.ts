@@ -9,7 +9,8 @@ import type { FastifyInstance } from 'fastify'
 import { build, signedInUser } from '../helper.ts'
 import { readyReport } from '../reports/report-wait.ts'
 import { MONTH_START, seedReportData } from '../reports/seed.ts'
-import { reportRow, userIdOf } from '../watches/support.ts'
+import { userIdOf } from '../watches/support.ts'
+import { follow, NEW_DATA, ndjson, readyReportRow } from './data.ts'
 import { alertRaiser } from '../../src/jobs/alerts.ts'
 import type { Alert } from '../../schemas/alerts.ts'
 
@@ -20,26 +21,11 @@ async function ingest (app: FastifyInstance, records: object[]) {
     method: 'POST',
     url: '/api/v1/ingest',
     headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/x-ndjson' },
-    payload: records.map((r) => JSON.stringify(r)).join('\n') + '\n'
+    payload: ndjson(records)
   })
   if (res.statusCode !== 200) throw new Error(`ingest failed: ${res.body}`)
   return res.json()
 }
-
-const follow = (profileId: string, accountId: string, since: string, until: string | null = null) => ({ type: 'follow', profileId, accountId, since, until })
-
-// the current month: p-1 (ig) gains Memes and a new red flag, Knives, and loses Tennis; p-4 (fb) gains
-// Jazz last month and loses Memes this month
-const NEW_DATA = [
-  { type: 'interest', id: 'i-knives', name: 'Knives', categoryId: 'c-sport', redFlagId: 'rf-violence' },
-  { type: 'account', id: 'a-5', source: 'ig', username: 'knifeclub', fullname: 'Knife Club', image: null, interests: ['i-knives'] },
-  { type: 'account', id: 'a-6', source: 'fb', username: 'jazzfb', fullname: 'Jazz FB', image: null, interests: ['i-jazz'] },
-  follow('p-1', 'a-4', MONTH_START(0)),
-  follow('p-1', 'a-5', MONTH_START(0)),
-  follow('p-1', 'a-2', MONTH_START(3), MONTH_START(0)),
-  follow('p-4', 'a-6', MONTH_START(1)),
-  follow('p-4', 'a-4', MONTH_START(2), MONTH_START(0))
-]
 
 const alertsOf = async (app: FastifyInstance, auth: Record<string, string>): Promise<Alert[]> => {
   const res = await app.inject({ url: '/api/v1/alerts?limit=100', headers: auth })
@@ -108,9 +94,9 @@ t.test('raised once: the same data, a rewrite of old months and a deleted watch 
   }
   const u = await signedInUser(app)
   const userId = userIdOf(u.auth.authorization.slice('Bearer '.length))
-  const reportId = await reportRow(app, userId, { profiles: [{ source: 'ig', profileId: 'p-1', username: 'JDoe' }, { source: 'fb', profileId: 'p-4', username: 'john.doe' }] })
+  const reportId = await readyReportRow(app.database, userId)
   t.equal((await app.inject({ method: 'POST', url: `/api/v1/report/${reportId}/watch`, headers: u.auth })).statusCode, 201)
-  const gone = await reportRow(app, userId, { profiles: [{ source: 'ig', profileId: 'p-2', username: 'alice' }] })
+  const gone = await readyReportRow(app.database, userId, [{ source: 'ig', profileId: 'p-2', username: 'alice' }])
   t.equal((await app.inject({ method: 'POST', url: `/api/v1/report/${gone}/watch`, headers: u.auth })).statusCode, 201)
 
   await ingest(app, [follow('p-2', 'a-1', MONTH_START(0))])
@@ -148,7 +134,7 @@ t.test('a profile changed again while its batch computes stays pending for the n
   await seedReportData(app.db)
   const u = await signedInUser(app)
   const userId = userIdOf(u.auth.authorization.slice('Bearer '.length))
-  const reportId = await reportRow(app, userId)
+  const reportId = await readyReportRow(app.database, userId, [{ source: 'ig', profileId: 'p-1', username: 'JDoe' }])
   t.equal((await app.inject({ method: 'POST', url: `/api/v1/report/${reportId}/watch`, headers: u.auth })).statusCode, 201)
   const raiser = alertRaiser(app.database, { alerts: { batchProfiles: 10 }, webhooks: { retryScheduleS: [0] }, log: { warn: () => {} } })
   await ingest(app, [follow('p-1', 'a-4', MONTH_START(0))])

@@ -20,7 +20,7 @@ export async function reportRow (app: FastifyInstance, userId: string, opts: { s
   const generatedAt = status === 'ready' ? (opts.generatedAt ?? new Date()) : null
   const [row] = await app.database.query<{ id: string }>(
     'insert into reports (user_id, status, profiles, generated_at) values ($1, $2, $3::jsonb, $4) returning id',
-    [userId, status, JSON.stringify(profiles), generatedAt])
+    [userId, status, JSON.stringify(profiles), generatedAt?.toISOString() ?? null])
   return row.id
 }
 
@@ -32,9 +32,11 @@ export async function subscribe (app: FastifyInstance, userId: string): Promise<
 
 const BOXING: Interest = { id: 'i-boxing', name: 'Boxing', share: 1, relative: 1, unactive: false, category: 'Violence', source: 'ig', redCatId: 'rf-violence' }
 
-/** one alert per month for the watch, raised as the alert worker raises them */
-export async function raiseAlerts (app: FastifyInstance, watch: { userId: string, watchId: string, reportId: string }, months: string[]): Promise<RecordedAlert[]> {
-  const list: NewAlert[] = months.map((month) => ({
+export interface WatchOf { userId: string, watchId: string, reportId: string }
+
+/** one alert per month for the watch: JDoe's ig profile took up boxing, a red flag */
+export function alertsFor (watch: WatchOf, months: string[]): NewAlert[] {
+  return months.map((month) => ({
     ...watch,
     source: 'ig',
     profileId: 'p-1',
@@ -44,5 +46,11 @@ export async function raiseAlerts (app: FastifyInstance, watch: { userId: string
     lost: [],
     newRedFlags: [BOXING]
   }))
+}
+
+/** one alert per month for the watch, raised as the alert worker raises them */
+export async function raiseAlerts (app: FastifyInstance, watch: WatchOf, months: string[]): Promise<RecordedAlert[]> {
+  const list = alertsFor(watch, months)
+  if (list.length === 0) return []
   return await app.db.transaction(async (tx) => await recordAlerts(tx, list, new Date(), [0]))
 }

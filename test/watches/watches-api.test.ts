@@ -168,9 +168,8 @@ t.test('API keys: the `alerts` scope watches, lists and stops as the owner; any 
   const id = await reportRow(app, userIdOf(u.token))
   for (const scope of ['reports:read', 'reports:write', 'profiles:read', 'webhooks']) {
     const key = await issueKey(app, u.auth, { name: scope, scopes: [scope] })
-    for (const res of [await watch(key.auth, id), await list(key.auth), await unwatch(key.auth, id)]) {
-      t.same([res.statusCode, res.json()], [403, FORBIDDEN], `${res.request?.method ?? ''} with ${scope}`)
-    }
+    const answers = { POST: await watch(key.auth, id), GET: await list(key.auth), DELETE: await unwatch(key.auth, id) }
+    for (const [method, res] of Object.entries(answers)) t.same([res.statusCode, res.json()], [403, FORBIDDEN], `${method} with ${scope}`)
   }
   const key = await issueKey(app, u.auth, { name: 'alerts', scopes: ['alerts'] })
   const made = await watch(key.auth, id)
