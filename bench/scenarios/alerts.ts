@@ -142,7 +142,7 @@ export const alerts: Scenario = {
     await imported.catch(() => {})
     if (importError) throw importError
     for (const k of ['report', 'authInfo'] as const) printRow(`import ${READS[k]}`, during[k])
-    console.log(`  import of ${input.importLines} follows answered in ${importSeconds.toFixed(1)} s; alerts ${raised} of ${n}, the last ${Number.isNaN(last) ? `not within ${settings.alertsTimeout} s` : `${last.toFixed(1)} s after the import started`}`)
+    console.log(`  ${settings.alertsImport === 'cli' ? 'npm run import' : 'POST /ingest'} of ${input.importLines} follows done in ${importSeconds.toFixed(1)} s; alerts ${raised} of ${n}, the last ${Number.isNaN(last) ? `not within ${settings.alertsTimeout} s` : `${last.toFixed(1)} s after the import started`}`)
     console.log(`  alerts over time (s, count): ${trace.map(([t, k]) => `${t}:${k}`).join(' ')}`)
     const after = await both('after')
 
