@@ -13,8 +13,9 @@ import { tls } from './scenarios/tls.ts'
 import { sse } from './scenarios/sse.ts'
 import { engine } from './scenarios/engine.ts'
 import { ingest } from './scenarios/import.ts'
+import { alerts } from './scenarios/alerts.ts'
 
-const SCENARIOS: Scenario[] = [authInfo, reportRead, signin, refresh, tls, sse, engine, ingest]
+const SCENARIOS: Scenario[] = [authInfo, reportRead, signin, refresh, tls, sse, engine, ingest, alerts]
 
 function pick (args: string[]): Scenario[] {
   if (args.length === 0 || args.includes('all')) return SCENARIOS

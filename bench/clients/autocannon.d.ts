@@ -39,7 +39,13 @@ declare module 'autocannon' {
     errors: number
     timeouts: number
     non2xx: number
+    /** seconds the run lasted */
+    duration: number
   }
-  function autocannon (opts: Options): Promise<Result>
+  /** the run, as a promise of its result that can be stopped early */
+  interface Instance extends Promise<Result> {
+    stop: () => void
+  }
+  function autocannon (opts: Options): Instance
   export default autocannon
 }

@@ -1,6 +1,6 @@
 // One autocannon run, in its own process (bench/clients/load.ts), so that the load generator and
 // the server under test are separate processes.
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,14 +16,19 @@ export interface LoadSpec {
   /**
    * per-connection request lists, round-robin over the connections: each connection cycles through
    * its own list (e.g. its own client address and its own accounts). Built once per connection.
+   * A request's `path` (with its query) replaces the URL's.
    */
-  requestSets?: Array<Array<{ headers?: Record<string, string>, body?: string }>>
+  requestSets?: Array<Array<{ headers?: Record<string, string>, body?: string, path?: string }>>
   connections: number
   pipelining: number
   /** seconds */
   duration: number
   /** seconds before a request counts as timed out (autocannon's default: 10) */
   timeout?: number
+  /** requests per second over all connections; unset: as fast as the server answers */
+  rate?: number
+  /** run until startLoad's stop() (or `duration`, a cap); runLoad does not set it */
+  untilStopped?: boolean
 }
 
 export interface LoadResult {
@@ -35,6 +40,8 @@ export interface LoadResult {
   errors: number
   non2xx: number
   total: number
+  /** seconds the run lasted */
+  seconds: number
 }
 
 interface AutocannonJson {
@@ -43,6 +50,7 @@ interface AutocannonJson {
   errors: number
   timeouts: number
   non2xx: number
+  duration: number
 }
 
 /**
@@ -78,8 +86,7 @@ async function withSpecArgument<T> (spec: unknown, fn: (arg: unknown) => Promise
   }
 }
 
-export async function runLoad (spec: LoadSpec): Promise<LoadResult> {
-  const r = await withSpecArgument(spec, (arg) => runClient<AutocannonJson>('bench/clients/load.ts', arg, spec.connections))
+function toLoadResult (r: AutocannonJson): LoadResult {
   return {
     rps: r.requests.average,
     p50: r.latency.p50,
@@ -87,6 +94,60 @@ export async function runLoad (spec: LoadSpec): Promise<LoadResult> {
     // autocannon counts a timeout among its errors too
     errors: r.errors + r.non2xx,
     non2xx: r.non2xx,
-    total: r.requests.total
+    total: r.requests.total,
+    seconds: r.duration
+  }
+}
+
+export async function runLoad (spec: LoadSpec): Promise<LoadResult> {
+  return toLoadResult(await withSpecArgument(spec, (arg) => runClient<AutocannonJson>('bench/clients/load.ts', arg, spec.connections)))
+}
+
+export interface RunningLoad {
+  /** resolved once the client has started its connections */
+  started: Promise<void>
+  /** end the run now (its result follows) */
+  stop: () => void
+  result: Promise<LoadResult>
+}
+
+/**
+ * A run that lasts until stop() (at most spec.duration seconds): for a measurement whose end is an
+ * event rather than a time, such as the last alert of an import.
+ */
+export function startLoad (spec: LoadSpec): RunningLoad {
+  let proc: ChildProcess | undefined
+  let stopped = false
+  let markStarted: () => void = () => {}
+  const started = new Promise<void>((resolve) => { markStarted = resolve })
+  const result = withSpecArgument({ ...spec, untilStopped: true }, async (arg) => {
+    const [cmd, args] = nodeCommand(['--import', 'tsx', 'bench/clients/load.ts', JSON.stringify(arg)], spec.connections + 256)
+    const child = proc = spawn(cmd, args, { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] })
+    if (stopped) child.stdin.end()
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (c: Buffer) => {
+      out += c
+      if (out.startsWith('started\n')) markStarted()
+    })
+    child.stderr.on('data', (c: Buffer) => { err += c })
+    child.stdin.on('error', () => {})
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+    markStarted()
+    const line = out.trim().split('\n').pop() ?? ''
+    try {
+      return toLoadResult(JSON.parse(line) as AutocannonJson)
+    } catch {
+      throw new Error(`bench/clients/load.ts failed (exit ${code}): ${err.trim() || out.trim()}`)
+    }
+  })
+  result.catch(() => markStarted())
+  return {
+    started,
+    stop () {
+      stopped = true
+      if (proc && proc.exitCode === null) proc.stdin!.end('stop\n')
+    },
+    result
   }
 }

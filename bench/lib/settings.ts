@@ -53,6 +53,17 @@ export const settings = {
   importRounds: Math.max(1, Math.floor(num('BENCH_IMPORT_ROUNDS', 1))),
   /** share of the import's lines that repeat a key (an earlier version of a follow or friendship) */
   importRepeats: Math.min(0.5, num('BENCH_IMPORT_REPEATS', 0.1)),
+  /** scenario 9: watched profiles (one ready report and one watch each), watches per user (WATCH_MAX is 5 without a subscription) */
+  alertsProfiles: Math.max(25, Math.floor(num('BENCH_ALERTS_PROFILES', 10_000))),
+  alertsPerUser: Math.min(5, Math.max(1, Math.floor(num('BENCH_ALERTS_PER_USER', 5)))),
+  /** scenario 9: requests per second of each of the two reads (0: as fast as the service answers), and seconds of each window without an import */
+  alertsReadRate: Math.floor(num('BENCH_ALERTS_READ_RATE', 200)),
+  alertsQuiet: Math.max(1, num('BENCH_ALERTS_QUIET', 10)),
+  /** scenario 9: how the import arrives, POST /ingest to the service ('ingest') or `npm run import` beside it ('cli'); seconds it may take to the last alert */
+  alertsImport: process.env.BENCH_ALERTS_IMPORT === 'cli' ? 'cli' as const : 'ingest' as const,
+  alertsTimeout: Math.max(10, num('BENCH_ALERTS_TIMEOUT', 180)),
+  /** the service's ALERT_BATCH_PROFILES as the children inherit it, for the record ('default' when unset) */
+  alertBatchProfiles: process.env.ALERT_BATCH_PROFILES || 'default',
   /** npm run load: connections over the mix, seconds, and how long the server may settle before "after" */
   loadConnections: Math.max(3, Math.floor(num('BENCH_LOAD_CONNECTIONS', 1000))),
   loadDuration: Math.max(1, num('BENCH_LOAD_DURATION', 20)),
