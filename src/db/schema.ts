@@ -409,7 +409,9 @@ export const alerts = pgTable('alerts', {
 }, (t) => [uniqueIndex('alerts_watch_source_month_idx').on(t.watchId, t.source, t.month),
   uniqueIndex('alerts_user_seq_idx').on(t.userId, t.seq),
   index('alerts_report_idx').on(t.reportId),
-  index('alerts_unread_idx').on(t.userId).where(sql`${t.readAt} is null`)])
+  index('alerts_unread_idx').on(t.userId).where(sql`${t.readAt} is null`),
+  // the digest's pass finds the users with alerts no digest has listed yet
+  index('alerts_unmailed_idx').on(t.userId).where(sql`${t.mailedAt} is null`)])
 
 // The last `seq` given to each user's alerts: taken with the row locked, so a user's alerts commit in
 // the order of their seq and a stream resumed after seq N misses none.

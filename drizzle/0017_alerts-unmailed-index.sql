@@ -1,0 +1,1 @@
+CREATE INDEX "alerts_unmailed_idx" ON "alerts" USING btree ("user_id") WHERE "alerts"."mailed_at" is null;
