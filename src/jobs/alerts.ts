@@ -4,6 +4,7 @@
 // within a moment, and runs batch after batch while profiles are pending.
 import type { Database } from '../db/client.ts'
 import { createAlertRaiser, type AlertRaiser } from '../services/alerts/raising.ts'
+import { startPolling } from './polling.ts'
 
 /** a claimed batch is kept from other workers this long: far longer than a batch takes to compute and commit */
 export const ALERT_LEASE_MS = 30_000
@@ -34,36 +35,13 @@ export function alertRaiser (database: Database, opts: AlertLoopOptions): AlertR
 /** start the loop; stop() ends it after the batch in flight (a batch cut short is taken again after its lease) */
 export function startAlertLoop (database: Database, opts: AlertLoopOptions): { stop: () => Promise<void> } {
   const raiser = alertRaiser(database, opts)
-  const pollMs = opts.pollMs ?? ALERT_POLL_MS
-  let stopped = false
-  let timer: NodeJS.Timeout | undefined
-  let current: Promise<void> = Promise.resolve()
-
-  async function tick (): Promise<boolean> {
+  // while profiles are pending the next batch starts at once
+  return startPolling(async () => {
     try {
       return (await raiser.runBatch()).claimed > 0
     } catch (err) {
       opts.log.warn({ err: { message: (err as Error).message } }, 'alert batch not raised')
       return false
     }
-  }
-
-  const loop = async () => {
-    let busy = false
-    current = tick().then((b) => { busy = b })
-    await current
-    if (stopped) return
-    // while profiles are pending the next batch starts at once
-    if (busy) setImmediate(() => { void loop() })
-    else timer = setTimeout(() => { void loop() }, pollMs)
-  }
-  void loop()
-
-  return {
-    async stop () {
-      stopped = true
-      clearTimeout(timer)
-      await current
-    }
-  }
+  }, opts.pollMs ?? ALERT_POLL_MS)
 }

@@ -3,6 +3,7 @@
 // number of processes may run it: a user's digest is claimed by a conditional update, so only one
 // of them sends it (src/services/alerts/digest.ts).
 import type { AlertDigest } from '../services/alerts/digest.ts'
+import { startPolling } from './polling.ts'
 
 /** how often the alerts are looked at for due digests: a digest is at most this late */
 export const DIGEST_POLL_MS = 60_000
@@ -14,25 +15,12 @@ export interface DigestLoopOptions {
 
 /** start the loop; stop() ends it after the pass in flight */
 export function startDigestLoop (digest: Pick<AlertDigest, 'sendDue'>, opts: DigestLoopOptions): { stop: () => Promise<void> } {
-  const pollMs = opts.pollMs ?? DIGEST_POLL_MS
-  let stopped = false
-  let timer: NodeJS.Timeout | undefined
-  let current: Promise<unknown> = Promise.resolve()
-
-  const loop = async () => {
-    current = digest.sendDue().catch((err: Error) => {
-      opts.log.warn({ err: { message: err.message } }, 'alert digests could not be sent; trying again at the next pass')
-    })
-    await current
-    if (!stopped) timer = setTimeout(() => { void loop() }, pollMs)
-  }
-  void loop()
-
-  return {
-    async stop () {
-      stopped = true
-      clearTimeout(timer)
-      await current
+  return startPolling(async () => {
+    try {
+      await digest.sendDue()
+    } catch (err) {
+      opts.log.warn({ err: { message: (err as Error).message } }, 'alert digests could not be sent; trying again at the next pass')
     }
-  }
+    return false
+  }, opts.pollMs ?? DIGEST_POLL_MS)
 }
