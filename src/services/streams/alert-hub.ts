@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { isDatabaseDown } from '../../db/client.ts'
 import type { AlertEvent, AlertStore } from './alert-store.ts'
 import { streamOwners, type StreamOwner } from './owners.ts'
-import { endEvent, formatEvent, PING, type EndReason, type SseOutput } from './wire.ts'
+import { endEvent, formatEvent, PING, streamWriter, type EndReason, type SseOutput } from './wire.ts'
 
 export { alertStore, type AlertStore, type AlertEvent } from './alert-store.ts'
 
@@ -79,23 +79,7 @@ export function createAlertHub (opts: AlertHubOptions) {
     }
   }
 
-  function write (sub: Subscriber, chunk: string) {
-    if (sub.ended || !sub.out) return
-    try {
-      sub.out.write(chunk)
-    } catch {
-      leave(sub, true)
-      return
-    }
-    if (sub.out.buffered() > maxBuffered) leave(sub, true)
-  }
-
-  function endWith (sub: Subscriber, reason: EndReason) {
-    if (sub.ended) return
-    if (sub.out) write(sub, endEvent(reason))
-    else sub.endedFor = reason
-    leave(sub, true)
-  }
+  const { write, endWith } = streamWriter<Subscriber>(maxBuffered, leave)
 
   function deliver (sub: Subscriber, e: AlertEvent, chunk?: string) {
     if (sub.ended) return

@@ -12,7 +12,7 @@ import { isDatabaseDown } from '../../db/client.ts'
 import type { ReportEvent } from '../reports/events.ts'
 import { backlogOf, type Backlog, type EventStore } from './event-store.ts'
 import { streamOwners, type StreamOwner } from './owners.ts'
-import { endEvent, formatEvent, PING, type EndReason, type Prepared, type PrepareOptions, type SseOutput } from './wire.ts'
+import { endEvent, formatEvent, PING, streamWriter, type EndReason, type Prepared, type PrepareOptions, type SseOutput } from './wire.ts'
 
 export { eventStore, type EventStore } from './event-store.ts'
 export type { StreamOwner } from './owners.ts'
@@ -100,24 +100,7 @@ export function createSseHub (opts: SseHubOptions) {
     }
   }
 
-  function write (sub: Subscriber, chunk: string) {
-    if (sub.ended || !sub.out) return
-    try {
-      sub.out.write(chunk)
-    } catch {
-      leave(sub, true)
-      return
-    }
-    if (sub.out.buffered() > maxBuffered) leave(sub, true)
-  }
-
-  /** the service ends a stream: its last words are `event: end` and why (sent at start if not started yet) */
-  function endWith (sub: Subscriber, reason: EndReason) {
-    if (sub.ended) return
-    if (sub.out) write(sub, endEvent(reason))
-    else sub.endedFor = reason
-    leave(sub, true)
-  }
+  const { write, endWith } = streamWriter<Subscriber>(maxBuffered, leave)
 
   /** `chunk` is the event's wire form, when the caller has it already */
   function deliver (sub: Subscriber, e: ReportEvent, chunk?: string) {

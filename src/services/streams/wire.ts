@@ -1,4 +1,4 @@
-// What the SSE hub (src/services/streams/hub.ts) writes and to what: the wire form of events, the output
+// What the SSE hubs (src/services/streams/hub.ts, alert-hub.ts) write and to what: the wire form of events, the output
 // a stream's bytes go to, and what a prepared stream looks like to its route.
 import type { StatusEventData } from '../reports/events.ts'
 import type { StreamOwner } from './owners.ts'
@@ -27,6 +27,41 @@ export type EndReason = SseEndData['reason']
 
 /** the wire form of the end event: no id, so a client resuming with Last-Event-ID resumes at the last real event */
 export const endEvent = (reason: EndReason): string => formatEvent('end', { reason })
+
+/** what writing needs of a hub's subscriber */
+export interface WrittenStream {
+  ended: boolean
+  out: SseOutput | null
+  /** set when the service ended the stream before it started: start() then sends only this */
+  endedFor: EndReason | undefined
+}
+
+/**
+ * write and endWith for a hub whose `leave(sub, end)` takes a stream out of its books (and ends its
+ * output when `end`): a stream whose output throws, or holds more than maxBuffered unflushed bytes,
+ * is left; a client that far behind reconnects with Last-Event-ID and catches up.
+ */
+export function streamWriter<S extends WrittenStream> (maxBuffered: number, leave: (sub: S, end: boolean) => void) {
+  function write (sub: S, chunk: string) {
+    if (sub.ended || !sub.out) return
+    try {
+      sub.out.write(chunk)
+    } catch {
+      leave(sub, true)
+      return
+    }
+    if (sub.out.buffered() > maxBuffered) leave(sub, true)
+  }
+
+  /** the service ends a stream: its last words are `event: end` and why (sent at start if not started yet) */
+  function endWith (sub: S, reason: EndReason) {
+    if (sub.ended) return
+    if (sub.out) write(sub, endEvent(reason))
+    else sub.endedFor = reason
+    leave(sub, true)
+  }
+  return { write, endWith }
+}
 
 /** a prepared stream: subscribed and buffering; start() writes its first events and goes live */
 export type Prepared =
