@@ -7,5 +7,6 @@ await runGroup([
   'webhooks/delivery.test.ts',
   'webhooks/outbound-rules.test.ts',
   'watches/watches-api.test.ts',
+  'watches/import-lock.test.ts',
   'alerts/alerts-api.test.ts'
 ])
