@@ -1,10 +1,10 @@
 // npm run demo-data -- --seed N --out FILE [--month YYYY-MM]
-// npm run demo-data -- --next-month (--out FILE [--month YYYY-MM] | --import) [--seed N]
+// npm run demo-data -- --next-month [--out FILE [--month YYYY-MM] | --import] [--seed N]
 // Writes the deterministic demo dataset as NDJSON (`--out -` = stdout). The same seed and month give
 // the same bytes; the month defaults to the current UTC month.
 // --next-month gives the showcase person a later month (src/services/demo/next-month.ts): with --out
-// the month after the demo set's last month (--month), as lines; with --import straight into the
-// database `npm start` uses (through a running server, as `npm run import` does), the month after
+// the month after the demo set's last month (--month), as lines; without --out (or with --import)
+// straight into the database `npm start` uses (through a running server, as `npm run import` does), the month after
 // the latest one the showcase has there, so a watch on its report raises an alert.
 import { createWriteStream } from 'node:fs'
 import { once } from 'node:events'
@@ -14,7 +14,7 @@ import { currentMonth, demoDataLines } from '../services/demo/data.ts'
 import { demoShowcaseFollows, monthAfter, nextMonthLines } from '../services/demo/next-month.ts'
 
 const USAGE = 'usage: npm run demo-data -- --seed N --out FILE [--month YYYY-MM]\n' +
-  '       npm run demo-data -- --next-month (--out FILE [--month YYYY-MM] | --import) [--seed N]'
+  '       npm run demo-data -- --next-month [--out FILE [--month YYYY-MM] | --import] [--seed N]'
 // the seed `npm start` imports the demo dataset with (src/services/demo/import.ts)
 const START_SEED = '1'
 
@@ -43,11 +43,14 @@ const seed = Number(seedText)
 if (seedText === undefined || !/^\d+$/.test(seedText) || seed > 0xffffffff) fail('--seed: a whole number from 0 to 4294967295')
 if (values.import && !next) fail('--import: only with --next-month')
 if (values.import && (values.out || values.month)) fail('--import: the month comes from the database; no --out or --month')
-if (!values.out && !values.import) fail(next ? '--out: the file to write (- for stdout), or --import' : '--out: the file to write (- for stdout)')
+if (next && !values.out && values.month) fail('--month: only with --out (an import takes the month after the database\'s latest)')
+if (!values.out && !next) fail('--out: the file to write (- for stdout)')
+// --next-month alone imports: the newcomer's one command after watching the showcase's report
+const importing = next && !values.out
 const month = values.month ?? currentMonth()
 if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month) || month < '1900') fail('--month: YYYY-MM')
 
-if (values.import) {
+if (importing) {
   const { loadConfig } = await import('../config.ts')
   const { ConfigError } = await import('../errors.ts')
   let config

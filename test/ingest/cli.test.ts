@@ -111,10 +111,11 @@ t.test('npm run demo-data -- --next-month: the lines as a file, then one more mo
   t.equal(empty.code, 1)
   t.match(empty.stderr, /the database has no demo data/)
   t.equal((await cli('src/cli/import.ts', [file], db.env)).code, 0)
-  const imported = await cli('src/cli/demo-data.ts', ['--next-month', '--import'], db.env)
+  // --next-month alone imports, as --import says explicitly
+  const imported = await cli('src/cli/demo-data.ts', ['--next-month'], db.env)
   t.equal(imported.code, 0, imported.stderr)
   t.match(imported.stdout, /imported 2027-01 for alex\.rivera: \d+ follows/, 'the month after the latest one the database holds')
-  for (const args of [['--import'], ['--next-month', '--import', '--month', '2026-11'], ['--next-month']]) {
+  for (const args of [['--import'], ['--next-month', '--import', '--month', '2026-11'], ['--next-month', '--month', '2026-11'], ['--seed', '1']]) {
     const bad = await cli('src/cli/demo-data.ts', args, db.env)
     t.equal(bad.code, 2, args.join(' '))
   }
