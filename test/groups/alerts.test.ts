@@ -2,5 +2,6 @@
 import { runGroup } from '../group.ts'
 
 await runGroup([
-  'alerts/raising.test.ts'
+  'alerts/raising.test.ts',
+  'alerts/webhook.test.ts'
 ])
