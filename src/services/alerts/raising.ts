@@ -6,6 +6,7 @@
 // (watch, source, new month with a change), moves the seen months on and removes the pending rows
 // whose version it computed. A worker that dies leaves its rows leased; after the lease another
 // computes them again, and the alerts' unique key keeps a second copy out.
+import { setImmediate as yieldToRequests } from 'node:timers/promises'
 import { inArray, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
 import { watches, watchProfiles } from '../../db/schema.ts'
@@ -14,6 +15,9 @@ import {
 } from '../../engine/index.ts'
 import type { DiffItem } from '../../../schemas/report.ts'
 import { recordAlerts, type NewAlert, type RecordedAlert } from './record.ts'
+
+/** profiles computed between two turns of the event loop */
+const COMPUTE_SLICE = 25
 
 export interface RaisingDeps {
   database: Database
@@ -98,7 +102,9 @@ export function createAlertRaiser (deps: RaisingDeps) {
       accounts
     }
     const current = toMonth(at)
-    for (const p of wanted) {
+    for (const [n, p] of wanted.entries()) {
+      // a batch computes in slices: requests this process serves meanwhile wait for one slice, not the batch
+      if (n > 0 && n % COMPUTE_SLICE === 0) await yieldToRequests()
       const last = dataMonth.get(p.id)!
       const profile = { id: p.id, source: p.source as Source, username: p.username, fullname: '', image: null, link: '', follows: followsOf.get(p.id) ?? [] }
       // the report month a report generated now would have; data dated later is taken as its own month's
