@@ -29,8 +29,9 @@ const CENSOR = '[redacted]'
 // /recovery/<secret>) and the API calls those pages make (/api/v1/auth/confirm/<secret>,
 // /api/v1/auth/recovery/<secret>), and the alert digest's unsubscribe token (/unsubscribe/<token>,
 // /api/v1/alerts/mail/unsubscribe/<token>: it stops a user's digest without a sign-in). Everything
-// after such a segment is the link's (a mangled link may carry more segments), so all of it goes, and so does every query value of such a request (a mail
-// client or a hand may have copied the secret there). The segment is found in the decoded path too,
+// after such a segment is the link's (a mangled link may carry more segments), so all of it goes,
+// and so does every query value of such a request (a mail client or a hand may have copied the
+// secret there). The segment is found in the decoded path too,
 // so that a percent-encoded spelling hides nothing. Elsewhere, named secret parameters go (a browser
 // EventSource carries its token in the query string), and any value that holds a link path.
 const LINK_PATH = /^(.*?\/(?:confirm|recovery|unsubscribe)\/)(.*)$/is
