@@ -10,7 +10,7 @@ import { GeneralErrorSchema } from '../../schemas/common.ts'
 import { SSE_RETRY_MS } from '../../schemas/sse.ts'
 import { WEBHOOK_EVENTS } from '../../schemas/webhooks.ts'
 import { hoistTitled, normalizeSchema, SCHEMA_REF } from './openapi-schemas.ts'
-import type { ApiKeyScope } from './route-config.ts'
+import type { ApiKeyScope } from '../../schemas/api-keys.ts'
 
 type Json = Record<string, unknown>
 
