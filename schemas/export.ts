@@ -11,11 +11,12 @@ export const EXPORT_PARTS = ['interests', 'friends'] as const
 const PartSchema = Type.Union(EXPORT_PARTS.map((p) => Type.Literal(p)), {
   description: 'CSV only: interests (default, one row per source and interest) or friends (one row per source and friend)'
 })
+export type ExportPart = Static<typeof PartSchema>
 
 export const ExportQuerySchema = Type.Object({
   format: Type.Optional(Type.Union(EXPORT_FORMATS.map((f) => Type.Literal(f)), {
     default: 'json',
-    description: 'json (the whole report), or csv: a 308 redirect to GET /report/{id}/export.csv with the same part'
+    description: 'json (the whole report), or csv: what GET /report/{id}/export.csv answers, with the same part'
   })),
   part: Type.Optional(PartSchema)
 }, closed)

@@ -881,8 +881,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A ready report as a JSON file: the report and all it stores (the CSV is GET /report/{id}/export.csv)
-         * @description An API key needs the scope `reports:read`.
+         * A ready report as a file: JSON (the report and all it stores), or with format=csv the CSV that GET /report/{id}/export.csv answers
+         * @description A generated client reads the CSV through exportReportCsv, whose answer is text/csv alone; format=csv stays for links and scripts made for this route. An API key needs the scope `reports:read`.
          */
         get: operations["exportReport"];
         put?: never;
@@ -9813,7 +9813,7 @@ export interface operations {
     exportReport: {
         parameters: {
             query?: {
-                /** @description json (the whole report), or csv: a 308 redirect to GET /report/{id}/export.csv with the same part */
+                /** @description json (the whole report), or csv: what GET /report/{id}/export.csv answers, with the same part */
                 format?: "json" | "csv";
                 /** @description CSV only: interests (default, one row per source and interest) or friends (one row per source and friend) */
                 part?: "interests" | "friends";
@@ -9826,7 +9826,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the report as an attachment (Content-Disposition: attachment; filename="report-<id>.json") */
+            /** @description the report as an attachment (Content-Disposition: attachment; filename="report-<id>.json", or as /export.csv names the CSV) */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9836,19 +9836,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReportExport"];
+                    "text/csv": string;
                 };
-            };
-            /** @description format=csv: the CSV is at GET /report/{id}/export.csv (with the same part) */
-            308: {
-                headers: {
-                    /** @description /api/v1/report/{id}/export.csv, with ?part= when one was asked */
-                    Location?: string;
-                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
             400: {
