@@ -10,9 +10,8 @@
 //   imports:     the showcase's next month through POST /ingest, at set moments (watched profiles raise alerts)
 import { randomUUID } from 'node:crypto'
 import type postgres from 'postgres'
-import { monthAfter, nextMonthLines, type ShowcaseFollow } from '../../src/services/demo/next-month.ts'
+import { latestMonth, monthAfter, nextMonthLines, type ShowcaseFollow } from '../../src/services/demo/next-month.ts'
 import { SHOWCASE } from '../../src/services/demo/showcase.ts'
-import { latestMonth } from '../../src/services/demo/next-month.ts'
 import { PASSWORD } from '../lib/seed.ts'
 import { anyInstance, call, type Answer, type CallLog } from './client.ts'
 import { INGEST_TOKEN, type Proc } from './cluster.ts'
