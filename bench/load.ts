@@ -7,6 +7,7 @@
 //   soak: BENCH_SOAK_RATE (150 req/s) over BENCH_SOAK_CONNECTIONS (60) for BENCH_SOAK_DURATION
 //         (300 s), the heap after a full collection sampled every BENCH_SOAK_INTERVAL (10 s); the
 //         same answers, and a least-squares slope of that heap that grows less than SOAK_GROWTH.
+//   soak --chaos [--minutes N]: the chaos run (bench/chaos/run.ts, docs/reliability.md).
 import { startHarness } from './lib/harness.ts'
 import { linearFit, memoryLine, sampleMemory, sampleWhile, type MemorySample } from './lib/memory.ts'
 import { printMix, runMix, startMix, type Mix, type MixFigures } from './lib/mix.ts'
@@ -19,6 +20,11 @@ const HEAP_RETURN = 8
 const SOAK_GROWTH = 4
 
 const WARMUP = 5
+// npm run soak -- --chaos [--minutes N]: the chaos run instead (bench/chaos/run.ts)
+if (process.argv.includes('--chaos')) {
+  const { runChaos } = await import('./chaos/run.ts')
+  process.exit(await runChaos(process.argv))
+}
 const mode = process.argv.includes('soak') ? 'soak' : 'load'
 const h = startHarness()
 const machine = machineStart()

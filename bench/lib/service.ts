@@ -84,50 +84,56 @@ export interface ServiceOptions {
   limits?: 'raised' | 'defaults'
 }
 
-export async function startService (run: BenchRun, opts: ServiceOptions): Promise<Child> {
-  const tls = opts.tls === true
+export async function startService (run: BenchRun, opts: ServiceOptions & { port?: number }): Promise<Child> {
   return await startChild({
     name: opts.name,
     script: 'src/server.ts',
-    https: tls,
+    https: opts.tls === true,
+    port: opts.port,
     logDir: run.logDir,
     nofile: opts.nofile,
     nodeFlags: [...startScriptFlags(), ...(opts.nodeFlags ?? [])],
     wrapper: opts.wrapper,
     readyTimeoutMs: opts.readyTimeoutMs,
-    env: {
-      NODE_ENV: 'development',
-      HOST: '127.0.0.1',
-      DATABASE_URL: opts.databaseUrl,
-      // one data dir per run: the development certificate (TLS=on) and the mail outbox live there
-      DATA_DIR: join(run.dir, 'data'),
-      TLS: tls ? 'on' : 'off',
-      ALLOW_HTTP: tls ? 'false' : 'true',
-      TLS_CERT_FILE: '',
-      TLS_KEY_FILE: '',
-      TRUST_PROXY: '',
-      JWT_SECRET: run.jwtSecret,
-      JWT_PREVIOUS_SECRETS: '',
-      SESSION_SECRET: run.sessionSecret,
-      MFA_ENCRYPTION_KEY: run.sessionSecret + 'mfa',
-      CAPTCHA: 'off',
-      CAPTCHA_VERIFY_URL: '',
-      SMTP_URL: '',
-      REDIS_URL: '',
-      STRIPE_SECRET_KEY: '',
-      STRIPE_WEBHOOK_SECRET: '',
-      STRIPE_PRICE_ID: '',
-      INGEST_TOKEN: '',
-      DEMO_DATA: 'off',
-      METRICS_PORT: '',
-      CORS_ORIGINS: '',
-      WORKERS: String(opts.workers ?? 0),
-      LOG_LEVEL: settings.logLevel,
-      // no balancer to drain from: SIGTERM at the end of a run closes at once
-      SHUTDOWN_READY_DELAY_S: '0',
-      ...startScriptEnv(),
-      ...(opts.limits === 'defaults' ? {} : RAISED_RATE_LIMITS),
-      ...opts.env
-    }
+    env: serviceEnv(run, opts)
   })
+}
+
+/** the environment of a process of the service (a server, or `npm run worker` beside it) in this run */
+export function serviceEnv (run: BenchRun, opts: ServiceOptions): Record<string, string> {
+  const tls = opts.tls === true
+  return {
+    NODE_ENV: 'development',
+    HOST: '127.0.0.1',
+    DATABASE_URL: opts.databaseUrl,
+    // one data dir per run: the development certificate (TLS=on) and the mail outbox live there
+    DATA_DIR: join(run.dir, 'data'),
+    TLS: tls ? 'on' : 'off',
+    ALLOW_HTTP: tls ? 'false' : 'true',
+    TLS_CERT_FILE: '',
+    TLS_KEY_FILE: '',
+    TRUST_PROXY: '',
+    JWT_SECRET: run.jwtSecret,
+    JWT_PREVIOUS_SECRETS: '',
+    SESSION_SECRET: run.sessionSecret,
+    MFA_ENCRYPTION_KEY: run.sessionSecret + 'mfa',
+    CAPTCHA: 'off',
+    CAPTCHA_VERIFY_URL: '',
+    SMTP_URL: '',
+    REDIS_URL: '',
+    STRIPE_SECRET_KEY: '',
+    STRIPE_WEBHOOK_SECRET: '',
+    STRIPE_PRICE_ID: '',
+    INGEST_TOKEN: '',
+    DEMO_DATA: 'off',
+    METRICS_PORT: '',
+    CORS_ORIGINS: '',
+    WORKERS: String(opts.workers ?? 0),
+    LOG_LEVEL: settings.logLevel,
+    // no balancer to drain from: SIGTERM at the end of a run closes at once
+    SHUTDOWN_READY_DELAY_S: '0',
+    ...startScriptEnv(),
+    ...(opts.limits === 'defaults' ? {} : RAISED_RATE_LIMITS),
+    ...opts.env
+  }
 }

@@ -31,6 +31,8 @@ export const settings = {
   processes: Math.max(1, Math.floor(num('BENCH_PROCESSES', 2))),
   /** administrative connection: the harness creates and drops a fresh database on this server */
   adminUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+  /** npm run soak -- --chaos: the Redis server (and its database number, so the run's counters stay apart) the run's proxy stands in front of */
+  redisUrl: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379/13',
   /** the service's log level during the benchmark (request logging at info costs a lot; it is configuration) */
   logLevel: process.env.BENCH_LOG_LEVEL || 'warn',
   /** write a --cpu-prof profile of every service process into this directory */

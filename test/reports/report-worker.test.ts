@@ -49,3 +49,23 @@ t.test('every attempt failing: the report is failed and the credit refunded', as
   t.equal((await app.inject({ method: 'POST', url: `/api/v1/report/${id}/generate`, headers: u.auth })).statusCode, 202)
   t.equal((await waitForStatus(app, u.auth, id, ['ready', 'failed'], 60_000)).json().status, 'ready')
 })
+
+t.test('a generate whose job could not be sent after its commit sends it on the next call', async (t) => {
+  const app = await build(t, { ...FAST_QUEUE, WORKERS: '1' })
+  await seedReportData(app.db)
+  const u = await signedInUser(app)
+  const id = await createReport(app, u.auth)
+  // A real fault between the two steps: the claim and the credit commit, the queue's insert fails
+  // (pg-boss's job table is away), as when the database goes away or the process dies between them.
+  await app.database.exec('alter table pgboss.job rename to job_away')
+  const first = await app.inject({ method: 'POST', url: `/api/v1/report/${id}/generate`, headers: u.auth })
+  t.not(first.statusCode, 202, 'no 202 without a job')
+  t.equal((await app.inject({ url: `/api/v1/report/${id}`, headers: u.auth })).json().status, 'queued', 'the claim committed')
+  await app.database.exec('alter table pgboss.job_away rename to job')
+
+  // The client tries again: the 202 now has a job behind it, and the report ends with one credit spent.
+  t.equal((await app.inject({ method: 'POST', url: `/api/v1/report/${id}/generate`, headers: u.auth })).statusCode, 202)
+  t.equal((await waitForStatus(app, u.auth, id, ['ready', 'failed'], 30_000)).json().status, 'ready')
+  const info = await app.inject({ url: '/api/v1/auth/info', headers: u.auth })
+  t.equal(info.json().reportCredits, 0, 'exactly one credit consumed')
+})

@@ -115,7 +115,8 @@ export function createReportService (deps: {
 
     /**
      * draft/failed -> queued, taking one credit unless the user has an active subscription;
-     * queued/generating -> nothing (202 again); ready -> 403. The conditional UPDATE on the report
+     * queued -> its job sent again (a no-op when it is there), 202 again; generating -> 202 again;
+     * ready -> 403. The conditional UPDATE on the report
      * row makes concurrent calls queue behind one winner, so a credit is never taken twice.
      */
     async generate (userId: string, reportId: string) {
@@ -126,10 +127,10 @@ export function createReportService (deps: {
           .where(and(eq(reports.id, reportId), inArray(reports.status, ['draft', 'failed'])))
           .returning({ jobId: reports.jobId })
         if (!claimed) {
-          const [current] = await tx.select({ status: reports.status }).from(reports).where(eq(reports.id, reportId))
+          const [current] = await tx.select({ status: reports.status, jobId: reports.jobId }).from(reports).where(eq(reports.id, reportId))
           if (!current) throw notFound('report not found')
           if (current.status === 'ready') throw new Forbidden()
-          return { queued: false as const }
+          return { queued: false as const, status: current.status, jobId: current.jobId }
         }
         const [sub] = await tx.select({ status: subscriptions.status }).from(subscriptions)
           .where(entitlingSubscriptionOf(userId))
@@ -147,6 +148,11 @@ export function createReportService (deps: {
       if (result.queued) {
         if (result.creditHeld) deps.accountChanges.changed(userId)
         await announce(database, reportId, [result.seq])
+        await deps.queue.send(reportId, result.jobId)
+      } else if (result.status === 'queued' && result.jobId) {
+        // The call that queued it committed, then its send may have failed (the database went away
+        // between the two, or the process died): the job is sent again before another 202, so a 202
+        // always has a job behind it. The same id makes this a no-op when the job is there.
         await deps.queue.send(reportId, result.jobId)
       }
       return { id: reportId, status: 'queued' as const }
