@@ -29,6 +29,9 @@ type Log = { warn: (o: object, m: string) => void }
 const plans = createRequire(import.meta.url)('pg-boss/src/plans.js') as Record<'completeJobs' | 'failJobsById', (schema: string) => string>
 const UNAWAITED = new Set([plans.completeJobs(SCHEMA), plans.failJobsById(SCHEMA)])
 
+/** pg-boss's locked() statements: BEGIN; … COMMIT; around what runs in the transaction */
+const OWN_TRANSACTION = /^\s*BEGIN\s*;([\s\S]*?);?\s*COMMIT\s*;?\s*$/i
+
 function adapter (database: Database, log: Log) {
   async function run (text: string, values?: unknown[]) {
     if (!values?.length && database.kind === 'pglite' && text.includes(';')) {
@@ -36,16 +39,15 @@ function adapter (database: Database, log: Log) {
       return { rows: [] }
     }
     if (!values?.length && database.kind === 'postgres') {
-      // postgres.js: several statements only go through the simple protocol, and a BEGIN … COMMIT
-      // among them needs a connection of its own
-      const conn = await database.sql!.reserve()
-      try {
-        const result = await conn.unsafe(text).simple()
-        const last = Array.isArray(result) && Array.isArray(result[result.length - 1]) ? result[result.length - 1] : result
-        return { rows: Array.isArray(last) ? [...last] : [] }
-      } finally {
-        conn.release()
-      }
+      // postgres.js: several statements only go through the simple protocol, and it refuses a BEGIN
+      // on a pooled connection. pg-boss's own BEGIN … COMMIT is taken off and the rest runs in
+      // sql.begin, not on a reserve()d connection: postgres.js 3.4 puts a reserved connection whose
+      // backend died back into its pool, and the next write on it throws outside any promise and
+      // ends the process (porsager/postgres#1208; docs/reliability.md, Chaos run).
+      const body = OWN_TRANSACTION.exec(text)?.[1] ?? text
+      const result = await database.sql!.begin(async (tx) => await tx.unsafe(body).simple())
+      const last = Array.isArray(result) && Array.isArray(result[result.length - 1]) ? result[result.length - 1] : result
+      return { rows: Array.isArray(last) ? [...last] : [] }
     }
     return { rows: await database.query(text, values) }
   }
