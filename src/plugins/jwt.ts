@@ -42,8 +42,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i
 // lowercase UUID); anything else names nothing and is refused (401) here, so nothing later sees it:
 // the ended set is keyed by that form (an upper-case sid of an ended session would miss it), and a
 // database query with an id that is no UUID fails rather than finding nothing.
-const canonicalIds = (sub: unknown, sid: unknown): boolean =>
-  typeof sub === 'string' && typeof sid === 'string' && isUuid(sub) && isUuid(sid)
+const canonicalId = (id: unknown): id is string => typeof id === 'string' && isUuid(id)
 
 interface Claims { token: string, id: string, sid: string, expMs: number, aal: 1 | 2 | undefined }
 // a token without an expiry would never expire; one without sid or sub names no session or user
@@ -100,7 +99,7 @@ async function jwtPlugin (app: FastifyInstance, opts: JwtPluginOptions) {
         try { claims = v(token); break } catch {}
       }
     }
-    if (!claims || typeof claims.exp !== 'number' || !canonicalIds(claims.sub, claims.sid)) return null
+    if (!claims || typeof claims.exp !== 'number' || !canonicalId(claims.sub) || !canonicalId(claims.sid)) return null
     const aal = claims.aal as Claims['aal']
     if (aal !== undefined && aal !== 1 && aal !== 2) return null
     const entry = { token, id: claims.sub, sid: claims.sid, expMs: claims.exp * 1000, aal }

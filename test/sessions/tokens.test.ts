@@ -86,7 +86,7 @@ t.test('a token whose sid or sub is not in the printed form is refused (401), on
   const { sub, sid } = claims(token) as { sub: string, sid: string }
   const endOthers = (jwt: string) => app.inject({ method: 'DELETE', url: '/api/v1/auth/sessions', headers: { authorization: `Bearer ${jwt}` } })
   t.equal((await endOthers(token)).statusCode, 200, 'the genuine token passes the fresh-proof route')
-  const odd: Array<[string, Record<string, string>]> = [
+  const odd: Array<[string, { sub: string, sid: string }]> = [
     ['a sid that is no UUID', { sub, sid: 'not-a-session' }],
     ['an upper-case sid', { sub, sid: sid.toUpperCase() }],
     ['a sid in braces', { sub, sid: `{${sid}}` }],
