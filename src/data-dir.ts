@@ -1,4 +1,4 @@
-// DATA_DIR is the service's own (docs/security.md, Files): the embedded database with its WAL, the
+// DATA_DIR is the service's own (docs/security.md, Findings): the embedded database with its WAL, the
 // development secrets, certificates, the socket, the outbox. Whatever the service creates there is
 // readable and writable by its owner only (0600 files, 0700 folders), whatever the umask it was
 // started with: PGlite unpacks a new database's catalogs, templates and first WAL segment as 0666

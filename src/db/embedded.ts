@@ -29,7 +29,7 @@ export const SOCKET_PATH_MAX = 100
 /**
  * DATA_DIR/pglite.sock, or null when that path is longer than a socket's name may be. Never a name
  * in a shared folder such as /tmp: another local user could bind it first and answer the commands
- * (docs/security.md, Files). The lock file records the path, and commands read it from there.
+ * (docs/security.md, Findings). The lock file records the path, and commands read it from there.
  */
 export function socketPathFor (dataDir: string): string | null {
   const path = join(dataDir, 'pglite.sock')

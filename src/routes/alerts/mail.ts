@@ -19,7 +19,7 @@ const alertMailRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   /**
    * stop the digest of the user a token names: 400 for a token the service did not make, 404 for
-   * one past its 90 days or of an account deleted since (never a 5xx: docs/security.md, Mailed links)
+   * one past its 90 days or of an account deleted since (never a 5xx: docs/security.md, Findings)
    */
   async function unsubscribe (token: string) {
     const verdict = tokens.verify(token)

@@ -7,7 +7,7 @@
 // that starts with = + - @, or with their full-width or small forms (＝ ＋ － ＠ ﹦ ﹢ ﹣ ﹫, which
 // some spreadsheets fold to the ASCII ones), after any whitespace (spaces, tabs, line breaks, the
 // ideographic space), which spreadsheets skip before looking; a cell that starts with a tab, a
-// carriage return or a line feed is quoted whatever follows (docs/security.md, CSV export).
+// carriage return or a line feed is quoted whatever follows (docs/security.md, Findings).
 // Numeric cells are never prefixed: they are numbers, and never negative.
 import { SOURCES } from '../../../schemas/common.ts'
 import type { Friend } from '../../../schemas/report.ts'
