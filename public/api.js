@@ -156,11 +156,15 @@ export async function confirmEmail (secret) {
   if (res.status === 404) return 'invalid'
   throw failure(res, data)
 }
-/** 'unsubscribed', or 'invalid' for a token the service did not sign (the digest mail's link; no sign-in) */
+/**
+ * 'unsubscribed'; 'invalid' for a token the service did not sign; 'expired' for a link past its 90
+ * days or of an account deleted since (the digest mail's link; no sign-in)
+ */
 export async function unsubscribeDigest (token) {
   const { res, data } = await send('POST', '/alerts/unsubscribe', { token }, false)
   if (res.ok) return 'unsubscribed'
   if (res.status === 400) return 'invalid'
+  if (res.status === 404) return 'expired'
   throw failure(res, data)
 }
 export const resendConfirmation = () => request('POST', '/auth/confirm/resend')

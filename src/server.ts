@@ -1,10 +1,13 @@
 // Entry point: config -> buildApp -> listen (HTTPS with HTTP/2 and HTTP/1.1 by ALPN), close-with-grace.
 import closeWithGrace from 'close-with-grace'
 import { loadConfig, type Config } from './config.ts'
+import { ownerOnlyFiles } from './data-dir.ts'
 import { ConfigError, EmbeddedDatabaseInUse } from './errors.ts'
 import { loadTls, type TlsMaterial } from './tls.ts'
 import type { MetricsListener } from './startup.ts'
 
+// everything this process creates (under DATA_DIR and elsewhere) is owner-only (src/data-dir.ts)
+ownerOnlyFiles()
 let config: Config
 let tls: TlsMaterial | undefined
 try {

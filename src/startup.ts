@@ -1,10 +1,12 @@
-// What a server process does around its listener: in development, import the demo dataset into an
-// empty database, and, with METRICS_PORT, serve the Prometheus metrics on a listener of their own,
-// bound to METRICS_HOST (loopback by default: the series describe the service to whoever can read them).
+// What a server process does around its listener: report a DATA_DIR open to other users (one
+// warning line, src/data-dir.ts), in development import the demo dataset into an empty database,
+// and, with METRICS_PORT, serve the Prometheus metrics on a listener of their own, bound to
+// METRICS_HOST (loopback by default: the series describe the service to whoever can read them).
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from './config.ts'
+import { widerDataDirLine, widerThanOwner } from './data-dir.ts'
 import { importDemoDataIfEmpty } from './services/demo/import.ts'
 import type { Metrics } from './services/operability/metrics.ts'
 
@@ -15,6 +17,8 @@ import type { Metrics } from './services/operability/metrics.ts'
  * listener is up, and profiles appear when it is done.
  */
 export async function beforeListen (app: FastifyInstance, config: Config): Promise<void> {
+  const mode = widerThanOwner(config.dataDir)
+  if (mode !== null) app.log.warn({ dataDir: config.dataDir, mode: mode.toString(8) }, widerDataDirLine(config.dataDir, mode))
   if (config.demoData && app.database.pglite) await importDemoData(app)
 }
 

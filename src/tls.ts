@@ -30,9 +30,10 @@ export async function loadTls (opts: { certFile: string, keyFile: string, dataDi
           { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] }
         ]
       })
-      mkdirSync(dir, { recursive: true })
+      // owner-only, as everything under DATA_DIR (docs/security.md, Findings)
+      mkdirSync(dir, { recursive: true, mode: 0o700 })
       writeFileSync(keyFile, pems.private, { mode: 0o600 })
-      writeFileSync(certFile, pems.cert)
+      writeFileSync(certFile, pems.cert, { mode: 0o600 })
       generated = true
     }
   }

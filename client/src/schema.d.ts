@@ -2932,6 +2932,21 @@ export interface operations {
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -3225,6 +3240,21 @@ export interface operations {
                      * @example {
                      *       "code": 400,
                      *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];

@@ -144,6 +144,12 @@ export function recoveryView (ctx) {
   return { node }
 }
 
+const UNSUBSCRIBE_OUTCOMES = {
+  unsubscribed: ['No more digest mails', 'You will get no more alert digest mails. Your alerts stay on the dashboard, and the account page can turn the digest back on.'],
+  invalid: ['This link is not valid', 'Use the link of a digest mail as it came, or turn the digest off on your account page.'],
+  expired: ['This link no longer works', 'An unsubscribe link works for 90 days, and only while its account exists. Turn the digest off on your account page.']
+}
+
 /**
  * The alert digest's unsubscribe link: it asks first, as opening a link must change nothing (mail
  * scanners open links); the button stops the digest, signed in or not.
@@ -163,11 +169,10 @@ export function unsubscribeView (ctx) {
     try {
       const outcome = await api.unsubscribeDigest(ctx.secret)
       node.dataset.state = outcome
+      const [title, text] = UNSUBSCRIBE_OUTCOMES[outcome]
       node.replaceChildren(
-        h('h1', null, outcome === 'invalid' ? 'This link is not valid' : 'No more digest mails'),
-        h('p', null, outcome === 'invalid'
-          ? 'Use the link of a digest mail as it came, or turn the digest off on your account page.'
-          : 'You will get no more alert digest mails. Your alerts stay on the dashboard, and the account page can turn the digest back on.'),
+        h('h1', null, title),
+        h('p', null, text),
         h('p', null, h('a', { class: 'button', href: '#/' }, 'Go to the dashboard')))
     } catch (err) {
       error.textContent = errorText(err)

@@ -24,7 +24,7 @@ function devSecrets (dataDir: string): DevSecrets {
     mfa: typeof kept.mfa === 'string' ? kept.mfa : fresh()
   }
   if (secrets.jwt === kept.jwt && secrets.session === kept.session && secrets.mfa === kept.mfa) return secrets
-  mkdirSync(dataDir, { recursive: true })
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   writeFileSync(file, JSON.stringify(secrets), { mode: 0o600 })
   return secrets
 }

@@ -132,7 +132,7 @@ export async function createDatabase (opts: DatabaseOptions): Promise<Database> 
   let dir: string | undefined
   if (opts.dataDir) {
     dir = join(opts.dataDir, 'pglite')
-    mkdirSync(dir, { recursive: true })
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
   }
   const pg = new PGlite(dir)
   await pg.waitReady

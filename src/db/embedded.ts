@@ -2,10 +2,9 @@
 // owns it (src/db/embedded-lock.ts), a server also serves it on a Unix socket
 // (src/db/embedded-socket.ts), and a command that finds a server owning it goes through that socket,
 // so that what it writes is the server's data at once. Anything else is refused with one line.
-import { createHash } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
-import { hostname, tmpdir } from 'node:os'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
+import { makeOwnerOnlyDir, ownerOnlyFiles, tightenTree } from '../data-dir.ts'
 import { createDatabase, fromPostgres, SOCKET_CONNECT_TIMEOUT_S, type Database } from './client.ts'
 import { heldMessage, takeEmbeddedLock, type LockHolder } from './embedded-lock.ts'
 import { serveEmbedded } from './embedded-socket.ts'
@@ -24,15 +23,24 @@ export interface EmbeddedOptions {
   warn?: (err: Error, message: string) => void
 }
 
+/** the longest socket path served: a Unix socket's name is at most 104 bytes on macOS, 108 on Linux */
+export const SOCKET_PATH_MAX = 100
+
 /**
- * DATA_DIR/pglite.sock, unless that path is longer than a Unix socket's name may be (about 104
- * bytes on macOS, 108 on Linux): then a name in the temporary directory derived from DATA_DIR.
- * The lock file records which, and commands read it from there.
+ * DATA_DIR/pglite.sock, or null when that path is longer than a socket's name may be. Never a name
+ * in a shared folder such as /tmp: another local user could bind it first and answer the commands
+ * (docs/security.md, Findings). The lock file records the path, and commands read it from there.
  */
-export function socketPathFor (dataDir: string): string {
+export function socketPathFor (dataDir: string): string | null {
   const path = join(dataDir, 'pglite.sock')
-  if (Buffer.byteLength(path) <= 100) return path
-  return join(tmpdir(), `pir-pglite-${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}.sock`)
+  return Buffer.byteLength(path) <= SOCKET_PATH_MAX ? path : null
+}
+
+/** the one line for a DATA_DIR too long for the socket: what it costs, and what to do */
+export function socketTooLongLine (dataDir: string): string {
+  return `DATA_DIR ${dataDir} is too long for the embedded database's socket ` +
+    `(${Buffer.byteLength(join(dataDir, 'pglite.sock'))} bytes with /pglite.sock, at most ${SOCKET_PATH_MAX}): ` +
+    'commands (npm run promo, import, migrate) cannot work through this server; use a shorter DATA_DIR'
 }
 
 /** the code of the error, or of one it wraps (drizzle wraps the driver's) */
@@ -71,9 +79,11 @@ async function serve (pglite: NonNullable<Database['pglite']>, socket: string, w
 }
 
 export async function openEmbedded (opts: EmbeddedOptions): Promise<Database> {
-  mkdirSync(opts.dataDir, { recursive: true })
+  // what this process writes from here (the database's new files, the lock) is owner-only
+  ownerOnlyFiles()
+  makeOwnerOnlyDir(opts.dataDir)
   const socket = socketPathFor(opts.dataDir)
-  const taken = takeEmbeddedLock(opts.dataDir, opts.role === 'server' ? { role: 'server', name: opts.name, socket } : { role: 'command', name: opts.name })
+  const taken = takeEmbeddedLock(opts.dataDir, opts.role === 'server' ? { role: 'server', name: opts.name, ...(socket === null ? {} : { socket }) } : { role: 'command', name: opts.name })
   if ('heldBy' in taken) {
     const h: LockHolder = taken.heldBy
     if (opts.role === 'command' && opts.throughServer !== false && h.role === 'server' && h.socket && h.host === hostname()) {
@@ -83,15 +93,22 @@ export async function openEmbedded (opts: EmbeddedOptions): Promise<Database> {
       if (database) return database
       throw new EmbeddedDatabaseInUse(heldMessage(opts.dataDir, h, taken.path, `it does not answer on ${h.socket} (still starting?): try again, or stop it first`))
     }
+    if (opts.role === 'command' && opts.throughServer !== false && h.role === 'server' && !h.socket && socketPathFor(opts.dataDir) === null) {
+      throw new EmbeddedDatabaseInUse(heldMessage(opts.dataDir, h, taken.path, 'it serves no socket, as DATA_DIR is too long for one: stop it first, or use a shorter DATA_DIR'))
+    }
     throw new EmbeddedDatabaseInUse(heldMessage(opts.dataDir, h, taken.path))
   }
   const { lock } = taken
   let database: Database | undefined
   try {
     database = await createDatabase({ dataDir: opts.dataDir })
+    // PGlite unpacks a new database's files world-readable, and older versions of this service left
+    // files so: everything under DATA_DIR is made owner-only before anything is written to it
+    tightenTree(opts.dataDir)
     const pglite = database.pglite!
+    if (opts.role === 'server' && socket === null) opts.warn?.(new Error(socketTooLongLine(opts.dataDir)), socketTooLongLine(opts.dataDir))
     // served before the migrations: a command started meanwhile waits for them instead of being refused
-    const served = opts.role === 'server' ? await serve(pglite, socket, opts.warn) : null
+    const served = opts.role === 'server' && socket !== null ? await serve(pglite, socket, opts.warn) : null
     const close = database.close
     database.close = async () => {
       try {

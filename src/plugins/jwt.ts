@@ -15,6 +15,7 @@ import fp from 'fastify-plugin'
 import jwt from '@fastify/jwt'
 import { createVerifier } from 'fast-jwt'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { isUuid } from '../../schemas/common.ts'
 import { isDatabaseDown } from '../db/client.ts'
 import { SecondFactorRequired, serviceUnavailable, Unauthorized } from '../errors.ts'
 import { KEY_MARK } from '../services/api-keys/format.ts'
@@ -36,6 +37,12 @@ export function refuseLevelOne (request: FastifyRequest): void {
 export type KeyAuthenticator = (request: FastifyRequest, reply: FastifyReply, key: string) => Promise<AuthUser | null>
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
+
+// The user and session a token names are ids in the one form the service prints them (isUuid: a
+// lowercase UUID); anything else names nothing and is refused (401) here, so nothing later sees it:
+// the ended set is keyed by that form (an upper-case sid of an ended session would miss it), and a
+// database query with an id that is no UUID fails rather than finding nothing.
+const canonicalId = (id: unknown): id is string => typeof id === 'string' && isUuid(id)
 
 interface Claims { token: string, id: string, sid: string, expMs: number, aal: 1 | 2 | undefined }
 // a token without an expiry would never expire; one without sid or sub names no session or user
@@ -92,7 +99,7 @@ async function jwtPlugin (app: FastifyInstance, opts: JwtPluginOptions) {
         try { claims = v(token); break } catch {}
       }
     }
-    if (!claims || typeof claims.sub !== 'string' || typeof claims.sid !== 'string' || typeof claims.exp !== 'number') return null
+    if (!claims || typeof claims.exp !== 'number' || !canonicalId(claims.sub) || !canonicalId(claims.sid)) return null
     const aal = claims.aal as Claims['aal']
     if (aal !== undefined && aal !== 1 && aal !== 2) return null
     const entry = { token, id: claims.sub, sid: claims.sid, expMs: claims.exp * 1000, aal }

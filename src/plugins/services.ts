@@ -115,7 +115,7 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const watches = createWatchService({ database, reports, limits: config.alerts, now })
   const alerts = createAlertReading({ database, now })
   // the digest mail and its unsubscribe tokens; the queue plugin runs its loop where workers run
-  const unsubscribeTokens = createUnsubscribeTokens(config.mfa)
+  const unsubscribeTokens = createUnsubscribeTokens(config.mfa, now)
   const alertDigest = createAlertDigest({
     database, send: mail.send, tokens: unsubscribeTokens, publicUrl: config.publicUrl, apiPrefix: opts.apiPrefix,
     intervalH: config.alerts.digestIntervalH, now, log: app.log

@@ -2,7 +2,8 @@
 // ALERT_DIGEST_INTERVAL_H however many alerts and however many workers pass at once, new red flags
 // first, each alert with its report's link; the mail's unsubscribe link works without a session
 // (the page's POST and the List-Unsubscribe one-click POST of RFC 8058), its GET only opens a page,
-// and it stops the digest; a tampered token is 400; the signed-in user's GET/PUT /alerts/mail.
+// and it stops the digest; a tampered token is 400; a link older than 90 days or of a deleted account
+// is 404; the signed-in user's GET/PUT /alerts/mail.
 import t from '../tap.ts'
 import { createHmac, hkdfSync } from 'node:crypto'
 import { eq } from 'drizzle-orm'
@@ -17,7 +18,9 @@ const smtp = await startSmtp(t)
 let clock = Date.now()
 const app = await build(t, { SMTP_URL: smtp.url, PUBLIC_URL, ALERT_DIGEST_INTERVAL_H: '24' }, { now: () => clock })
 const digest = app.services.alertDigest
-const TOKEN = new RegExp(`${PUBLIC_URL.replace(/\./g, '\\.')}/unsubscribe/([0-9a-f-]{36}\\.[A-Za-z0-9_-]{43})\\n`)
+// <user id>.<issued at, seconds>.<mac>
+const TOKEN = new RegExp(`${PUBLIC_URL.replace(/\./g, '\\.')}/unsubscribe/([0-9a-f-]{36}\\.[1-9][0-9]*\\.[A-Za-z0-9_-]{43})\\n`)
+const DAY = 24 * HOUR
 
 async function watcher () {
   const user = await signedInUser(app)
@@ -122,19 +125,24 @@ t.test('a bad or tampered token is 400 in the GeneralError shape, and unsubscrib
   const user = await watcher()
   const other = await watcher()
   const token = app.services.unsubscribeTokens.sign(user.userId)
-  const [id, mac] = token.split('.')
+  const [id, issued, mac] = token.split('.')
   const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1)
   // the mac of another purpose under the same derived key, and one under the configured secret itself
   const derived = Buffer.from(hkdfSync('sha256', Buffer.from(app.config.mfa.encryptionKey), Buffer.alloc(0), 'pir alert digest unsubscribe v1', 32))
-  const otherPurpose = createHmac('sha256', derived).update(`account-delete:${user.userId}`).digest('base64url')
-  const rawKey = createHmac('sha256', app.config.mfa.encryptionKey).update(`alert-digest-unsubscribe:${user.userId}`).digest('base64url')
+  const otherPurpose = createHmac('sha256', derived).update(`account-delete:${user.userId}:${issued}`).digest('base64url')
+  const rawKey = createHmac('sha256', app.config.mfa.encryptionKey).update(`alert-digest-unsubscribe:${user.userId}:${issued}`).digest('base64url')
   const cases: Array<[string, string]> = [
-    ['the mac tampered', `${id}.${flip(mac, 5)}`],
-    ['the mac\'s last character', `${id}.${flip(mac, 42)}`],
-    ['another user\'s id with this mac', `${other.userId}.${mac}`],
-    ['a mac for another purpose', `${id}.${otherPurpose}`],
-    ['a mac under the undrived secret', `${id}.${rawKey}`],
-    ['no mac', id],
+    ['the mac tampered', `${id}.${issued}.${flip(mac, 5)}`],
+    ['the mac\'s last character', `${id}.${issued}.${flip(mac, 42)}`],
+    ['another user\'s id with this mac', `${other.userId}.${issued}.${mac}`],
+    ['a later issue time with this mac', `${id}.${Number(issued) + 86400}.${mac}`],
+    ['the issue time with a leading zero', `${id}.0${issued}.${mac}`],
+    ['an upper-case user id', `${id.toUpperCase()}.${issued}.${mac}`],
+    ['a mac for another purpose', `${id}.${issued}.${otherPurpose}`],
+    ['a mac under the undrived secret', `${id}.${issued}.${rawKey}`],
+    ['no mac', `${id}.${issued}`],
+    ['no issue time', `${id}.${mac}`],
+    ['a part too many', `${token}.x`],
     ['garbage', 'not-a-token']
   ]
   for (const [what, bad] of cases) {
@@ -145,6 +153,54 @@ t.test('a bad or tampered token is 400 in the GeneralError shape, and unsubscrib
     t.equal(oneClick.statusCode, 400, `${what}: one-click too`)
   }
   for (const u of [user, other]) t.same((await app.inject({ url: '/api/v1/alerts/mail', headers: u.auth })).json(), { digest: true }, 'still subscribed')
+})
+
+const oneClick = (token: string) => app.inject({
+  method: 'POST', url: `/api/v1/alerts/mail/unsubscribe/${encodeURIComponent(token)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'List-Unsubscribe=One-Click'
+})
+const digestOf = async (user: { auth: Record<string, string> }) => (await app.inject({ url: '/api/v1/alerts/mail', headers: user.auth })).json().digest as boolean
+
+t.test('an unsubscribe link works for 90 days from its mail, then answers 404 and unsubscribes no one', async (t) => {
+  const early = await watcher()
+  const late = await watcher()
+  const earlyToken = app.services.unsubscribeTokens.sign(early.userId)
+  const lateToken = app.services.unsubscribeTokens.sign(late.userId)
+  logCapture(app)!.secret(earlyToken)
+  logCapture(app)!.secret(lateToken)
+  clock += 89 * DAY
+  t.same((await unsubscribe(earlyToken)).json(), { digest: false }, 'on day 89 the link works')
+  clock += DAY + 1000
+  const expired = { status: 404, body: { code: 404, message: 'unsubscribe link expired' } }
+  for (const [what, res] of [['the page\'s POST', await unsubscribe(lateToken)], ['the one-click POST', await oneClick(lateToken)]] as const) {
+    t.same({ status: res.statusCode, body: res.json() }, expired, `90 days and a second after: ${what} is 404`)
+  }
+  t.equal(await digestOf(late), true, 'and the digest is still on')
+  t.equal((await app.inject({ url: `/unsubscribe/${lateToken}` })).statusCode, 200, 'the link still opens the page, which says so')
+
+  // a link of the earlier form, which carried no issue time: genuine, but expired
+  const derived = Buffer.from(hkdfSync('sha256', Buffer.from(app.config.mfa.encryptionKey), Buffer.alloc(0), 'pir alert digest unsubscribe v1', 32))
+  const earlier = `${late.userId}.${createHmac('sha256', derived).update(`alert-digest-unsubscribe:${late.userId}`).digest('base64url')}`
+  logCapture(app)!.secret(earlier)
+  const res = await unsubscribe(earlier)
+  t.same({ status: res.statusCode, body: res.json() }, expired, 'a link without an issue time is expired')
+  t.equal(await digestOf(late), true)
+})
+
+t.test('the unsubscribe link of a deleted account: 404, never a 5xx, and no row for it', async (t) => {
+  const user = await watcher()
+  await raise(app, [change(user.watched, '2026-01', 1)])
+  clock += 25 * HOUR
+  await digest.sendDue()
+  const token = TOKEN.exec(mailsTo(user.email)[0].text)![1]
+  logCapture(app)!.secret(token)
+  const removed = await app.inject({ method: 'DELETE', url: '/api/v1/auth/account', headers: user.auth, payload: { password: user.password } })
+  t.equal(removed.statusCode, 204, 'the account is deleted')
+  const gone = { status: 404, body: { code: 404, message: 'unsubscribe link of an account that no longer exists' } }
+  for (const [what, res] of [['the page\'s POST', await unsubscribe(token)], ['the one-click POST', await oneClick(token)]] as const) {
+    t.same({ status: res.statusCode, body: res.json() }, gone, what)
+  }
+  t.equal((await app.inject({ url: `/unsubscribe/${token}` })).statusCode, 200, 'the link opens the page')
+  t.same(await app.database.db.select().from(alertMail).where(eq(alertMail.userId, user.userId)), [], 'no alert_mail row names the deleted account')
 })
 
 t.test('GET/PUT /alerts/mail need a signed-in user', async (t) => {

@@ -4,6 +4,7 @@
 // first, red flags first within a month) and its link to the report's changes, marking read one and
 // all, and the watch limit shown before it is hit and when a 402 refuses a watch.
 import t from '../tap.ts'
+import { createHmac, hkdfSync } from 'node:crypto'
 import type { Page } from 'playwright-core'
 import type { FastifyInstance } from 'fastify'
 import type { Interest } from '../../schemas/report.ts'
@@ -170,5 +171,14 @@ t.test("the digest's unsubscribe link: the page asks, and only its button stops 
   await page.click('#unsubscribe-confirm')
   await page.locator('#unsubscribe-view[data-state="invalid"]').waitFor(WAIT)
   t.match(await page.textContent('#unsubscribe-view h1'), /not valid/)
+
+  // a genuine link that no longer works (here one of the earlier form, without an issue time, which
+  // is expired as a link past its 90 days is) says so, and where to turn the digest off
+  const key = Buffer.from(hkdfSync('sha256', Buffer.from(app.config.mfa.encryptionKey), Buffer.alloc(0), 'pir alert digest unsubscribe v1', 32))
+  await page.goto(`${PUBLIC_ORIGIN}/unsubscribe/${userId}.${createHmac('sha256', key).update(`alert-digest-unsubscribe:${userId}`).digest('base64url')}`)
+  await page.click('#unsubscribe-confirm')
+  await page.locator('#unsubscribe-view[data-state="expired"]').waitFor(WAIT)
+  t.match(await page.textContent('#unsubscribe-view h1'), /no longer works/)
+  t.match(await page.textContent('#unsubscribe-view'), /90 days.*account page/)
   t.same(problems, [], 'no script error or CSP violation')
 })

@@ -1,18 +1,21 @@
 // The pages the mailed links open (PUBLIC_URL/confirm/<secret>, PUBLIC_URL/recovery/<secret>): the
 // dashboard's own page with its document headers, never a JSON 404, whatever the secret looks like;
+// every mailed link of a deleted account (the unsubscribe link too): the page, and a 404, no 5xx;
 // and following both links as the page does (the page, then the API calls) leaves the secret in no
 // log line at trace level, on the page paths, the API paths, their query strings, the not-found
 // path and the router's refusals.
 import t, { type Test } from '../tap.ts'
 import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
-import { build, logCapture, uniqueEmail, GOOD_PASSWORD } from '../helper.ts'
+import { build, logCapture, signedInUser, uniqueEmail, GOOD_PASSWORD } from '../helper.ts'
 import { startSmtp, type SmtpPeer } from '../peers/smtp.ts'
 import { redactUrl } from '../../src/logger.ts'
 import { PUBLIC_DIR } from '../../src/plugins/static.ts'
-import { FAST_ARGON2 } from '../accounts/support.ts'
+import { claims, FAST_ARGON2 } from '../accounts/support.ts'
 
 const PUBLIC_URL = 'https://pir.example.test'
+const RECOVERY_INVALID = { status: 'error', fieldError: { field: 'password', message: 'This link is invalid or has expired' } }
+const UNSUBSCRIBE_GONE = { code: 404, message: 'unsubscribe link of an account that no longer exists' }
 const INDEX = readFileSync(`${PUBLIC_DIR}index.html`, 'utf8')
 // headers that describe this answer rather than the document's policy
 const PER_ANSWER = new Set(['date', 'content-length', 'etag', 'last-modified', 'cache-control', 'x-request-id', 'accept-ranges', 'connection', 'keep-alive', 'referrer-policy'])
@@ -112,6 +115,35 @@ t.test('following both mailed links as the page does leaves no secret in any log
   t.equal(app.log.level, 'trace', 'logged at trace level')
   for (const s of [confirm, recovery]) t.notOk(capture.lines.some((l) => l.includes(s)), 'the secret is in no line')
   t.same(capture.leaks(), [], 'nothing shaped like a secret either')
+})
+
+t.test('every mailed link of a deleted account opens the page, and the API answers 404, never a 5xx', async (t) => {
+  const smtp = await startSmtp(t)
+  const app = await build(t, { ...FAST_ARGON2, PUBLIC_URL, SMTP_URL: smtp.url })
+  const capture = logCapture(app)!
+  const user = await signedInUser(app)
+  const confirm = await link(smtp, user.email, 'confirm')
+  t.same((await app.inject({ method: 'POST', url: '/api/v1/auth/recovery', payload: { email: user.email } })).json(), { status: 'success' })
+  const recovery = await link(smtp, user.email, 'recovery')
+  const unsubscribe = app.services.unsubscribeTokens.sign(claims(user.token).sub as string)
+  for (const s of [confirm, recovery, unsubscribe]) capture.secret(s)
+  const removed = await app.inject({ method: 'DELETE', url: '/api/v1/auth/account', headers: user.auth, payload: { password: user.password } })
+  t.equal(removed.statusCode, 204, 'the account is deleted')
+
+  for (const url of [`/confirm/${confirm}`, `/recovery/${recovery}`, `/unsubscribe/${unsubscribe}`]) await page(t, app, url)
+  const form = { 'content-type': 'application/x-www-form-urlencoded' }
+  const calls: Array<[string, { method?: 'GET' | 'POST', url: string, payload?: object | string, headers?: Record<string, string> }, number, unknown]> = [
+    ['confirm', { method: 'POST', url: `/api/v1/auth/confirm/${confirm}` }, 404, { code: 404, message: 'this link is invalid or has expired' }],
+    ['recovery check', { url: `/api/v1/auth/recovery/${recovery}` }, 200, RECOVERY_INVALID],
+    ['recovery reset', { method: 'POST', url: `/api/v1/auth/recovery/${recovery}`, payload: { password: `${GOOD_PASSWORD} renewed` } }, 200, RECOVERY_INVALID],
+    ['unsubscribe', { method: 'POST', url: '/api/v1/alerts/unsubscribe', payload: { token: unsubscribe } }, 404, UNSUBSCRIBE_GONE],
+    ['one-click unsubscribe', { method: 'POST', url: `/api/v1/alerts/mail/unsubscribe/${unsubscribe}`, headers: form, payload: 'List-Unsubscribe=One-Click' }, 404, UNSUBSCRIBE_GONE]
+  ]
+  for (const [what, request, status, body] of calls) {
+    const res = await app.inject(request)
+    t.same({ status: res.statusCode, body: res.json() }, { status, body }, `${what}: ${status}`)
+  }
+  t.same(capture.leaks(), [], 'no secret in any log line')
 })
 
 t.test('redactUrl: everything after a link segment, and named secret parameters', async (t) => {

@@ -5,6 +5,7 @@ await runGroup([
   'reports/reports-api.test.ts',
   'reports/friend-detail.test.ts',
   'reports/export.test.ts',
+  'reports/csv-cells.test.ts',
   'reports/report-worker.test.ts',
   'reports/report-errors.test.ts',
   'idempotency/keys.test.ts',

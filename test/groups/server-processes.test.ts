@@ -4,5 +4,6 @@ import { runGroup } from '../group.ts'
 await runGroup([
   'foundation/server.test.ts',
   'foundation/embedded-owner.test.ts',
+  'foundation/data-dir.test.ts',
   'deploy/tokens.test.ts'
 ])

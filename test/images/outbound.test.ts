@@ -40,10 +40,13 @@ t.test('public and non-public addresses', async (t) => {
     '224.0.0.1', '255.255.255.255', '192.0.2.1', '240.0.0.1',
     '::', '::1', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '2001:db8::1',
     '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe', '64:ff9b::a00:1',
+    // IPv6 forms that carry an IPv4 address, judged as that address
+    '::7f00:1', '::127.0.0.1', '::ffff:7f00:1', '64:ff9b::7f00:1', '64:ff9b:1::7f00:1', '::ffff:0:7f00:1',
+    '::a00:1', '::a9fe:a9fe', '::c0a8:101', '64:ff9b::808:808',
     'not-an-address', ''
   ]
   for (const address of refused) t.notOk(isPublicAddress(address), `${address || '(empty)'} is not public`)
-  for (const address of ['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8']) t.ok(isPublicAddress(address), `${address} is public`)
+  for (const address of ['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '::808:808']) t.ok(isPublicAddress(address), `${address} is public`)
 })
 
 t.test('a non-public address is refused before any byte is sent, by literal or by name', async (t) => {

@@ -80,6 +80,34 @@ t.test('forged, expired, rotated and garbage tokens', async (t) => {
   await refused('a previous-secret token of a signed-out session', old({ sub, sid }))
 })
 
+t.test('a token whose sid or sub is not in the printed form is refused (401), on every route and whether its session ended or not', async (t) => {
+  const app = await build(t, FAST_ARGON2)
+  const { token } = await signedInUser(app)
+  const { sub, sid } = claims(token) as { sub: string, sid: string }
+  const endOthers = (jwt: string) => app.inject({ method: 'DELETE', url: '/api/v1/auth/sessions', headers: { authorization: `Bearer ${jwt}` } })
+  t.equal((await endOthers(token)).statusCode, 200, 'the genuine token passes the fresh-proof route')
+  const odd: Array<[string, { sub: string, sid: string }]> = [
+    ['a sid that is no UUID', { sub, sid: 'not-a-session' }],
+    ['an upper-case sid', { sub, sid: sid.toUpperCase() }],
+    ['a sid in braces', { sub, sid: `{${sid}}` }],
+    ['a urn:uuid: sid', { sub, sid: `urn:uuid:${sid}` }],
+    ['a sid without hyphens', { sub, sid: sid.replace(/-/g, '') }],
+    ['a sub that is no UUID', { sub: 'not-a-user', sid }],
+    ['an upper-case sub', { sub: sub.toUpperCase(), sid }]
+  ]
+  for (const [what, payload] of odd) {
+    const jwt = app.jwt.sign(payload)
+    for (const [route, res] of [['GET /auth/info', await info(app, jwt)], ['DELETE /auth/sessions (fresh proof)', await endOthers(jwt)]] as const) {
+      t.same({ status: res.statusCode, body: res.json() }, { status: 401, body: ACCESS_DENIED }, `${what}: ${route}`)
+    }
+  }
+  // the session ends: its sid in any other case is no way around the ended set
+  await post(app, '/auth/signout', undefined, { authorization: `Bearer ${token}` })
+  t.equal((await info(app, token)).statusCode, 401, 'the signed-out token is refused')
+  const upper = await info(app, app.jwt.sign({ sub, sid: sid.toUpperCase() }))
+  t.same({ status: upper.statusCode, body: upper.json() }, { status: 401, body: ACCESS_DENIED }, 'and so is its sid in upper case')
+})
+
 t.test('session cookies signed with a rotated-out SESSION_SECRET keep working from SESSION_PREVIOUS_SECRETS', async (t) => {
   const OLD_SESSION = 'the-old-session-secret-0123456789abcdefghij'
   const NEW_SESSION = 'the-new-session-secret-0123456789abcdefghij'

@@ -77,6 +77,32 @@ t.test('production rules at send time: no connection to a loopback, private or l
   t.equal(receiver.received.length, 1)
 })
 
+t.test('production rules at send time: an IPv6 address that carries a loopback IPv4 address is refused, by literal or by name', async (t) => {
+  const { app, u, hook } = await setUp(t)
+  const receiver = await startReceiver(t)
+  const port = new URL(receiver.url).port
+  const table: Record<string, string> = { 'compat.example': '::7f00:1', 'mapped.example': '::ffff:7f00:1', 'nat64.example': '64:ff9b::7f00:1' }
+  const resolve = async (hostname: string): Promise<LookupAddress[]> => {
+    if (!table[hostname]) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' })
+    return [{ address: table[hostname], family: 6 }]
+  }
+  const urls = [`https://[::7f00:1]:${port}/hook`, `https://[::127.0.0.1]:${port}/hook`, `https://[::ffff:7f00:1]:${port}/hook`,
+    `https://[64:ff9b::7f00:1]:${port}/hook`, `https://[::ffff:0:7f00:1]:${port}/hook`,
+    `https://compat.example:${port}/hook`, `https://mapped.example:${port}/hook`, `https://nat64.example:${port}/hook`]
+  const ids: string[] = []
+  for (const url of urls) {
+    const test = await app.inject({ method: 'POST', url: `/api/v1/webhooks/${await hook(url)}/test`, headers: u.auth })
+    ids.push(test.json().deliveryId)
+  }
+  const post = createOutboundPost({ allowPrivate: false, httpsOnly: true, timeoutMs: 5000, resolve })
+  const deliverer = createDeliverer({ database: app.database, post, retryScheduleS: [0, 3600], leaseMs: 20_000 })
+  t.same(await deliverer.runDue(100), urls.map(() => 'retry'), 'every attempt ended, none delivered')
+  for (const [k, url] of urls.entries()) {
+    t.match(await row(app, ids[k]), { status: 'pending', attempts: 1, last_error: 'address not allowed', last_status_code: null }, url)
+  }
+  t.equal(receiver.received.length, 0, 'no request reached the receiver')
+})
+
 t.test('a claim is a lease: a claimed delivery is not claimed again until the lease is over', async (t) => {
   const { app, u, hook } = await setUp(t)
   const id = await hook('http://127.0.0.1:9/')

@@ -157,7 +157,10 @@ t.test('production: https only, and no loopback, private or link-local address i
   ]
   for (const url of ['https://127.0.0.1/hook', 'https://[::1]/hook', 'https://169.254.169.254/latest/meta-data/', 'https://10.0.0.1/',
     'https://192.168.1.10:8443/', 'https://[fe80::1]/', 'https://[::ffff:127.0.0.1]/', 'https://2130706433/', 'https://0.0.0.0/',
-    'https://localhost/', 'https://api.localhost/']) {
+    'https://localhost/', 'https://api.localhost/',
+    // IPv6 literals that carry a loopback or private IPv4 address
+    'https://[::7f00:1]/', 'https://[::127.0.0.1]/', 'https://[::ffff:7f00:1]/', 'https://[64:ff9b::7f00:1]/',
+    'https://[::a00:1]/', 'https://[::a9fe:a9fe]/hook']) {
     refusals.push([url, 'url must not point to a loopback, private or link-local address'])
   }
   for (const [url, message] of refusals) {

@@ -3,10 +3,11 @@
 // {token} from the page the mail's link opens (the GET of a link never unsubscribes: mail scanners
 // follow links), and POST /alerts/mail/unsubscribe/{token}, the mail's List-Unsubscribe URL for a mail
 // client's one-click unsubscribe (RFC 8058: its body, List-Unsubscribe=One-Click, is not read).
+// A link works for 90 days (src/services/alerts/unsubscribe-tokens.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, PARAM_ERRORS } from '../../../schemas/common.ts'
 import { AlertMailSchema, UnsubscribeBodySchema, UnsubscribeParamsSchema } from '../../../schemas/alert-mail.ts'
-import { BadRequest } from '../../errors.ts'
+import { BadRequest, notFound } from '../../errors.ts'
 
 const tags = ['alerts']
 /** RFC 8058's POST body is a form; its content is fixed and says nothing, so it is taken as it comes and left unread */
@@ -16,11 +17,15 @@ const alertMailRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const digest = app.services.alertDigest
   const tokens = app.services.unsubscribeTokens
 
-  /** the user a token stops the digest of; 400 for anything else */
+  /**
+   * stop the digest of the user a token names: 400 for a token the service did not make, 404 for
+   * one past its 90 days or of an account deleted since (never a 5xx: docs/security.md, Findings)
+   */
   async function unsubscribe (token: string) {
-    const userId = tokens.verify(token)
-    if (!userId) throw new BadRequest('invalid unsubscribe link')
-    await digest.setDigest(userId, false)
+    const verdict = tokens.verify(token)
+    if (verdict === null) throw new BadRequest('invalid unsubscribe link')
+    if (verdict === 'expired') throw notFound('unsubscribe link expired')
+    if (!await digest.unsubscribe(verdict.userId)) throw notFound('unsubscribe link of an account that no longer exists')
     return { digest: false }
   }
 
@@ -29,7 +34,7 @@ const alertMailRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'unsubscribeAlertDigest', tags, security: [],
       summary: 'Stop the digest mails of the user the token names (the mail\'s unsubscribe link; no sign-in)',
       body: UnsubscribeBodySchema,
-      response: { 200: AlertMailSchema, ...errorResponses(...BODY_ERRORS, 429, 500, 503) }
+      response: { 200: AlertMailSchema, ...errorResponses(...BODY_ERRORS, 404, 429, 500, 503) }
     }
   }, async (request) => await unsubscribe(request.body.token))
 
@@ -40,7 +45,7 @@ const alertMailRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'unsubscribeAlertDigestOneClick', tags, security: [],
         summary: 'The mail\'s List-Unsubscribe URL: a mail client\'s one-click unsubscribe (RFC 8058), any form body',
         params: UnsubscribeParamsSchema,
-        response: { 200: AlertMailSchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 429, 500, 503) }
+        response: { 200: AlertMailSchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 404, 429, 500, 503) }
       }
     }, async (request) => await unsubscribe(request.params.token))
   }

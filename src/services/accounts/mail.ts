@@ -33,9 +33,10 @@ export function createMailService (opts: MailOptions) {
     const { link, ...message } = mail
     const info = await transport.sendMail({ from: opts.from, ...message })
     if (!opts.smtpUrl) {
-      await mkdir(opts.outboxDir, { recursive: true })
+      // a mail carries a confirmation or recovery secret: owner-only, as everything under DATA_DIR
+      await mkdir(opts.outboxDir, { recursive: true, mode: 0o700 })
       const file = join(opts.outboxDir, `${Date.now()}-${process.pid}-${++seq}.eml`)
-      await writeFile(file, (info as unknown as { message: Buffer }).message)
+      await writeFile(file, (info as unknown as { message: Buffer }).message, { mode: 0o600 })
       // The link in the log saves opening the file, but it carries a recovery or confirmation secret:
       // development only (production refuses the outbox; tests assert that no log line holds a secret).
       opts.log.info({ file, subject: mail.subject, ...(opts.logLinks ? { link } : {}) }, 'mail written to outbox')

@@ -12,6 +12,8 @@ import { toAlert } from './record.ts'
 import type { UnsubscribeTokens } from './unsubscribe-tokens.ts'
 import type { Alert } from '../../../schemas/alerts.ts'
 
+const FOREIGN_KEY_VIOLATION = '23503'
+
 /** users read at once; a pass reads again until none is left */
 const USERS_PER_PASS = 100
 
@@ -136,6 +138,24 @@ export function createAlertDigest (opts: DigestOptions) {
       const unsubscribedAt = on ? null : new Date(now())
       await database.db.insert(alertMail).values({ userId, unsubscribedAt })
         .onConflictDoUpdate({ target: alertMail.userId, set: { unsubscribedAt } })
+    },
+
+    /**
+     * stop this user's digest by the mail's link; false when the account no longer exists (deleted
+     * since the mail went: its alert_mail row went with it, and no row may name it again)
+     */
+    async unsubscribe (userId: string): Promise<boolean> {
+      try {
+        const rows = await database.query<{ user_id: string }>(
+          `insert into alert_mail (user_id, unsubscribed_at) select id, $2 from users where id = $1
+           on conflict (user_id) do update set unsubscribed_at = excluded.unsubscribed_at returning user_id`,
+          [userId, new Date(now()).toISOString()])
+        return rows.length > 0
+      } catch (err) {
+        // the account was deleted between the select and the insert's foreign-key check
+        if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) return false
+        throw err
+      }
     },
 
     /** whether this user gets the digest */

@@ -20,10 +20,33 @@ export const systemResolver: Resolver = (hostname) => new Promise((resolve, reje
   dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses) => err ? reject(err) : resolve(addresses))
 })
 
-/** a public unicast address (an IPv4-mapped IPv6 address judged as its IPv4 address); false for anything not an address */
+// The IPv6 prefixes whose last 32 bits carry an IPv4 address that some stack or gateway may connect
+// to: IPv4-compatible (::/96, deprecated, which some stacks still route to IPv4), IPv4-mapped, the
+// SIIT translated form (RFC 6145) and NAT64's well-known and local-use prefixes (RFC 6052, 8215).
+const EMBEDS_IPV4 = ['::/96', '::ffff:0:0/96', '::ffff:0:0:0/96', '64:ff9b::/96', '64:ff9b:1::/48'].map((cidr) => ipaddr.IPv6.parseCIDR(cidr))
+
+/** the IPv4 address an IPv6 address of one of those prefixes carries in its last 32 bits, else null */
+function embeddedIPv4 (address: ipaddr.IPv6): ipaddr.IPv4 | null {
+  if (!EMBEDS_IPV4.some((range) => address.match(range))) return null
+  const [high, low] = address.parts.slice(6)
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff])
+}
+
+/**
+ * a public unicast address; false for anything not an address. An IPv6 address that carries an IPv4
+ * address is judged as that IPv4 address too (`[::7f00:1]`, `::ffff:7f00:1`, `64:ff9b::7f00:1` are
+ * 127.0.0.1); an IPv4-mapped one is judged as its IPv4 address only, and the other forms must also be
+ * unicast in IPv6 (NAT64 and SIIT are not: refused whatever they carry).
+ */
 export function isPublicAddress (address: string): boolean {
   if (!ipaddr.isValid(address)) return false
-  return ipaddr.process(address).range() === 'unicast'
+  const parsed = ipaddr.parse(address)
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast'
+  const v6 = parsed as ipaddr.IPv6
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() === 'unicast'
+  const carried = embeddedIPv4(v6)
+  if (carried !== null && carried.range() !== 'unicast') return false
+  return v6.range() === 'unicast'
 }
 
 /** the host of a URL as an address when it is one (`[::1]` -> `::1`), else null */

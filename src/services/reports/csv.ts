@@ -2,15 +2,18 @@
 // separated, CRLF line ends, a header row, a field quoted when it holds a comma, a quote or a line
 // break, its quotes doubled). Numbers are written as JavaScript prints them (String(n)), the same
 // digits the JSON API gives, so reading a cell back with Number() gives the API's double exactly.
-// A text cell that a spreadsheet would run as a formula (it starts with = + - @, or a tab or
-// carriage return, which some spreadsheets skip before looking) gets a leading single quote: names
-// come from the profile data, which anyone on a network can choose (OWASP CSV injection).
+// A text cell that a spreadsheet would run as a formula gets a leading single quote: names come from
+// the profile data, which anyone on a network can choose (OWASP CSV injection). A formula is a cell
+// that starts with = + - @, or with their full-width or small forms (＝ ＋ － ＠ ﹦ ﹢ ﹣ ﹫, which
+// some spreadsheets fold to the ASCII ones), after any whitespace (spaces, tabs, line breaks, the
+// ideographic space), which spreadsheets skip before looking; a cell that starts with a tab, a
+// carriage return or a line feed is quoted whatever follows (docs/security.md, Findings).
 // Numeric cells are never prefixed: they are numbers, and never negative.
 import { SOURCES } from '../../../schemas/common.ts'
 import type { Friend } from '../../../schemas/report.ts'
 import type { ReportDetail } from '../../../schemas/export.ts'
 
-const FORMULA_START = /^[=+\-@\t\r]/
+const FORMULA_START = /^(?:[\t\r\n]|\s*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B])/u
 const NEEDS_QUOTES = /[",\r\n]/
 
 export function textCell (value: string): string {

@@ -12,6 +12,7 @@
 // (endedInDatabase) until one succeeds again (docs/decisions.md, Revocation cursor).
 import type { Database } from '../../db/client.ts'
 import { committedAfter, SNAPSHOT_SQL } from '../../db/commits.ts'
+import { isUuid } from '../../../schemas/common.ts'
 
 /**
  * How far back each reconcile reads expiries before its previous one: an expiry is stamped by an
@@ -21,8 +22,6 @@ const EXPIRY_OVERLAP_MS = 60_000
 
 /** reconcile intervals without a successful read after which the set is not trusted alone */
 export const RECONCILES_BEFORE_STALE = 3
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export interface EndedSessionsDeps {
   database: Database
@@ -118,11 +117,12 @@ export function createEndedSessions (deps: EndedSessionsDeps) {
     reconcile: queued,
     /**
      * Whether a session (or API key) has ended, asked of the database: for a request that arrives
-     * while the set is not in sync. Its answer is marked, so the set learns it too. A sid that is no
-     * UUID names nothing the database holds, and is ended.
+     * while the set is not in sync. Its answer is marked, so the set learns it too. A sid not in the
+     * form the service prints (isUuid, the same rule src/plugins/jwt.ts refuses a token by) names
+     * nothing the set or the database holds, and is ended.
      */
     async endedInDatabase (publicId: string): Promise<boolean> {
-      if (!UUID.test(publicId)) return true
+      if (!isUuid(publicId)) return true
       const [row] = await database.query<{ ended: boolean }>(
         `select exists (select 1 from session_revocations where public_id = $1)
              or exists (select 1 from sessions where public_id = $1 and (ended_at is not null or expires_at <= $2)) as ended`,
