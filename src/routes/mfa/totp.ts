@@ -4,7 +4,6 @@
 // set-up answered, which only that fresh session saw. A person's JWT only: an API key is refused
 // (no apiKeyScope), and so is a session at level 1 (it has not proved its second factor).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from '@sinclair/typebox'
 import { BODY_ERRORS, errorResponses } from '../../../schemas/common.ts'
 import { TotpConfirmBodySchema, TotpConfirmResultSchema, TotpRemoveBodySchema, TotpRemovedSchema, TotpSetupSchema } from '../../../schemas/mfa.ts'
 import type { Config } from '../../config.ts'
@@ -82,13 +81,15 @@ const totpRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { 
         'has no level any more (the answer\'s token carries none). 404 when no authenticator app is set up or pending. ' +
         'When it is the account\'s last second factor (no passkey), the body must prove it: `{code}` or `{recoveryCode}` ' +
         '(403 `removing the last second factor needs a proof by it…` without; a wrong one is 403 too, and counts toward the code budget).',
-      body: Type.Optional(TotpRemoveBodySchema),
+      body: TotpRemoveBodySchema,
       response: { 200: TotpRemovedSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 404, 429, 500, 503) }
     },
-    config: { freshProof: true }
+    config: { freshProof: true },
+    // every field is optional, so a DELETE without a body is the defaults
+    preValidation: async (request) => { request.body ??= {} }
   }, async (request, reply) => {
     const { id, sid } = request.user
-    const { code, recoveryCode } = request.body ?? {}
+    const { code, recoveryCode } = request.body
     const typed = recoveryCode ?? code
     // a proof by the factor itself, checked (and its code used up) before anything changes
     if (typed !== undefined) refuseUnproved(await secondFactor.checkCode(id, typed, recoveryCode !== undefined ? 'recovery' : 'code', requestMeta(request)), reply)

@@ -77,13 +77,15 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'When it is the account\'s last second factor (no other passkey, no authenticator app), the body must prove it: ' +
         '`{passkey}`, an assertion of this passkey answering POST /auth/passkeys/signin/options (403 without, or for another passkey\'s).',
       params: IdParamsSchema,
-      body: Type.Optional(PasskeyRemoveBodySchema),
+      body: PasskeyRemoveBodySchema,
       response: { 204: Type.Null(), ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 403, 404, 429, 500, 503) }
     },
-    config: { freshProof: true }
+    config: { freshProof: true },
+    // every field is optional, so a DELETE without a body is the defaults
+    preValidation: async (request) => { request.body ??= {} }
   }, async (request, reply) => {
     const { id: userId, sid } = request.user
-    const assertion = request.body?.passkey
+    const assertion = request.body.passkey
     if (assertion !== undefined) {
       // a proof by the passkey itself: an assertion of this very one
       const checked = await passkeys.verifyAssertion(assertion, userId)

@@ -1,7 +1,6 @@
 // The signed-in person's own sessions: list them, end one, end all but this one. Ending
 // a session revokes its JWTs on every instance (src/services/sessions/control.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from '@sinclair/typebox'
 import { BODY_ERRORS, errorResponses, PARAM_ERRORS, SuccessSchema } from '../../../schemas/common.ts'
 import { EndSessionsBodySchema, EndSessionsResultSchema, SessionIdParamsSchema, SessionListSchema } from '../../../schemas/auth.ts'
 import { notFound } from '../../errors.ts'
@@ -61,15 +60,17 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'End every session of the user but the current one',
       description: 'With `{apiKeys: true}`, also revoke every API key of the account and disable every webhook endpoint, ' +
         'on every instance within a second; the answer\'s `revoked` says what went.',
-      body: Type.Optional(EndSessionsBodySchema),
+      body: EndSessionsBodySchema,
       response: { 200: EndSessionsResultSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
     },
-    config: { freshProof: true }
+    config: { freshProof: true },
+    // every field is optional, so a DELETE without a body is the defaults
+    preValidation: async (request) => { request.body ??= {} }
   }, async (request) => {
     const { id, sid } = request.user
     const meta = requestMeta(request)
     if (await sessionControl.endOthers(id, sid) > 0) await audit.record(AUDIT.sessionEnd, id, meta)
-    if (request.body?.apiKeys !== true) return { status: 'success' as const }
+    if (request.body.apiKeys !== true) return { status: 'success' as const }
     const cut = await accessCutOff.now(id, meta)
     return { status: 'success' as const, revoked: { apiKeys: cut.apiKeys.length, webhooks: cut.webhooks } }
   })
