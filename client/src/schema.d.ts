@@ -2208,7 +2208,7 @@ export interface components {
         Webhook: {
             /** Format: date-time */
             createdAt: string;
-            /** @description set when the endpoint answered 410 Gone: nothing more is sent to it */
+            /** @description set when the endpoint answered 410 Gone, or its account was cut off (a password reset by recovery link, sign-out everywhere with apiKeys): nothing more is sent to it */
             disabledAt: string | null;
             events: components["schemas"]["WebhookEventType"][];
             /** Format: uuid */
