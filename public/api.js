@@ -170,7 +170,9 @@ export async function unsubscribeDigest (token) {
 export const resendConfirmation = () => request('POST', '/auth/confirm/resend')
 export const requestRecovery = (email) => form('/auth/recovery', { email })
 export const checkRecovery = (secret) => form(`/auth/recovery/${secretPath(secret)}`, undefined, 'GET')
-export const resetPassword = (secret, password) => form(`/auth/recovery/${secretPath(secret)}`, { password })
+/** keepApiKeys: keep the account's API keys and webhook endpoints (the reset revokes and disables them otherwise) */
+export const resetPassword = (secret, password, keepApiKeys = false) =>
+  form(`/auth/recovery/${secretPath(secret)}`, keepApiKeys ? { password, keepApiKeys: true } : { password })
 
 /** Google Identity Services' credential response, posted as it comes (clientId, credential, select_by) */
 export async function googleSignIn ({ clientId, credential, select_by: selectBy }) {
@@ -211,7 +213,8 @@ export async function reauthenticate (proof) {
 export const passkeyRegistrationOptions = () => request('POST', '/auth/passkeys/register/options')
 export const registerPasskey = (response, name) => request('POST', '/auth/passkeys/register/verify', name ? { response, name } : { response })
 export const passkeys = () => request('GET', '/auth/passkeys')
-export const removePasskey = (passkeyId) => request('DELETE', `/auth/passkeys/${encodeURIComponent(passkeyId)}`)
+/** proof: {passkey} (an assertion of this passkey), which removing the account's last second factor needs */
+export const removePasskey = (passkeyId, proof) => request('DELETE', `/auth/passkeys/${encodeURIComponent(passkeyId)}`, proof)
 export const passkeySigninOptions = () => form('/auth/passkeys/signin/options')
 export async function passkeySignIn (response, remember) {
   const result = await form('/auth/passkeys/signin/verify', { response, token: true, remember })
@@ -227,8 +230,9 @@ export async function confirmTotp (code) {
   if (result.status === 'success') setToken(result.token)
   return result
 }
-export async function removeTotp () {
-  const result = await request('DELETE', '/auth/mfa/totp')
+/** proof: {code} or {recoveryCode}, which removing the account's last second factor needs */
+export async function removeTotp (proof) {
+  const result = await request('DELETE', '/auth/mfa/totp', proof)
   setToken(result.token)
   return result
 }

@@ -24,8 +24,10 @@ const banners = document.getElementById('banners')
 let user = null
 let config = { googleClientId: null, billing: true, devOutbox: null, development: false }
 let dispose = () => {}
-/** one-shot things the next home view shows: {passwordReset} */
+/** one-shot things the next home view shows: {passwordReset, revoked} */
 let flash = {}
+/** what a password reset on this page revoked: the account page says so until the page is left */
+let revoked = null
 /** this page signed the account up: its banner says "check your inbox" */
 let justSignedUp = false
 
@@ -124,6 +126,7 @@ function signedOut (notice) {
 async function onSignedIn (opts = {}) {
   document.body.dataset.auth = 'signed-in'
   flash = { ...opts }
+  revoked = opts.revoked ?? null
   if (opts.signedUp) justSignedUp = true
   await refreshUser()
   if (opts.stay) return
@@ -144,7 +147,7 @@ function route () {
   const match = /^#\/report\/([^/?#]+)(?:\/diffs\/([a-z]{2})\/(\d{4}-\d{2}))?/.exec(hash)
   if (match) mount(reportView({ ...ctx, reportId: decodeURIComponent(match[1]), focus: match[2] ? { source: match[2], month: match[3] } : null }))
   else if (hash.startsWith('#/alerts')) mount(alertsView())
-  else if (hash.startsWith('#/account')) mount(accountView({ ...ctx, paid: hash === '#/account/paid' }))
+  else if (hash.startsWith('#/account')) mount(accountView({ ...ctx, paid: hash === '#/account/paid', revoked }))
   else mount(homeView({ ...ctx, flash: takeFlash() }))
   const accountLink = document.getElementById('account-link')
   if (hash.startsWith('#/account')) accountLink?.setAttribute('aria-current', 'page')

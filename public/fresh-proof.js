@@ -13,6 +13,9 @@ import { cancelled, passkeyErrorText, passkeysSupported, proveWithPasskey } from
 /** the error a call throws when the person closes the prompt instead of proving: nothing to report */
 export class ProofCancelled extends Error {}
 
+/** whether a refusal asks for a proof by the second factor being removed, the account's last (403 with the API's message) */
+export const needsFactorProof = (err) => err?.status === 403 && /^removing the last second factor/i.test(err?.body?.message ?? '')
+
 /** whether a refusal asks for a fresh proof (403 with the API's message) */
 export const needsProof = (err) => err?.status === 403 && /re-authentication required/i.test(err?.body?.message ?? '')
 

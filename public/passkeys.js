@@ -26,6 +26,12 @@ export async function verifyWithPasskey () {
   return await api.verifySecondFactor({ passkey: response })
 }
 
+/** an assertion of one of the account's passkeys, for a call that carries it (removing the last second factor) */
+export async function passkeyAssertion () {
+  const options = await api.passkeySigninOptions()
+  return await startAuthentication({ optionsJSON: options })
+}
+
 /** a passkey of the signed-in account as a fresh proof of its owner (POST /auth/reauthenticate) */
 export async function proveWithPasskey () {
   const options = await api.passkeySigninOptions()

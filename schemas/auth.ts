@@ -1,6 +1,6 @@
 // Bodies and answers of /auth/*.
 import { Type, type Static } from '@sinclair/typebox'
-import { UuidSchema } from './common.ts'
+import { FieldErrorSchema, UuidSchema } from './common.ts'
 import { AuthenticationResponseSchema } from './passkeys.ts'
 
 // E-mail addresses are trimmed and lower-cased before validation (see src/routes/accounts/normalize.ts).
@@ -61,8 +61,12 @@ export const RecoveryBodySchema = Type.Object({
 export type RecoveryBody = Static<typeof RecoveryBodySchema>
 
 export const RecoveryPasswordBodySchema = Type.Object({
-  password: PasswordSchema
-}, { title: 'RecoveryPasswordBody', examples: [{ password: 'a new correct horse battery' }] })
+  password: PasswordSchema,
+  keepApiKeys: Type.Optional(Type.Boolean({
+    description: 'true: keep the account\'s API keys and webhook endpoints; left out or false, the reset revokes every key and disables every endpoint ' +
+      '(whoever knew the old password may have made them)'
+  }))
+}, { title: 'RecoveryPasswordBody', examples: [{ password: 'a new correct horse battery' }, { password: 'a new correct horse battery', keepApiKeys: true }] })
 export type RecoveryPasswordBody = Static<typeof RecoveryPasswordBodySchema>
 
 // Google Identity Services posts {clientId, credential, select_by}; the checks that matter are on the
@@ -138,3 +142,28 @@ export const ReauthenticatedSchema = Type.Object({
   status: Type.Literal('success'),
   token: Type.String({ description: 'a new JWT of the same session, whose proof of its owner is now' })
 }, { title: 'Reauthenticated' })
+
+// What cutting an account's programs off did (a reset by recovery link, sign-out everywhere with
+// `apiKeys: true`; docs/decisions.md, Recovery cuts off an intruder).
+export const RevokedAccessSchema = Type.Object({
+  apiKeys: Type.Integer({ minimum: 0, description: 'how many API keys were revoked' }),
+  webhooks: Type.Array(Type.Object({ id: UuidSchema(), url: Type.String() }, { title: 'DisabledWebhook' }), {
+    description: 'the webhook endpoints disabled: nothing more is sent to them (delete them and create them again to resume)'
+  })
+}, { title: 'RevokedAccess' })
+
+export const RecoveryResultSchema = Type.Object({
+  status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
+  fieldError: Type.Optional(FieldErrorSchema),
+  // on success: what the reset revoked and disabled (nothing when `keepApiKeys` was true)
+  revoked: Type.Optional(RevokedAccessSchema)
+}, { title: 'RecoveryResult', examples: [{ status: 'success', revoked: { apiKeys: 2, webhooks: [{ id: '7d6c1b2e-1f2a-4c3b-9d4e-5f6a7b8c9d0e', url: 'https://hooks.example/pir' }] } }] })
+
+export const EndSessionsBodySchema = Type.Object({
+  apiKeys: Type.Optional(Type.Boolean({ description: 'true: also revoke every API key and disable every webhook endpoint of the account' }))
+}, { title: 'EndSessionsBody', examples: [{ apiKeys: true }] })
+
+export const EndSessionsResultSchema = Type.Object({
+  status: Type.Literal('success'),
+  revoked: Type.Optional(RevokedAccessSchema)
+}, { title: 'EndSessionsResult', examples: [{ status: 'success' }, { status: 'success', revoked: { apiKeys: 1, webhooks: [] } }] })

@@ -33,3 +33,10 @@ export const MfaVerifyBodySchema = Type.Object({
   passkey: Type.Optional(AuthenticationResponseSchema)
 }, { title: 'MfaVerifyBody', examples: [{ code: '123456' }, { recoveryCode: 'abcd-efgh-ijkl-mnop-qrst-uvwx' }] })
 export type MfaVerifyBody = Static<typeof MfaVerifyBodySchema>
+
+// DELETE /auth/mfa/totp: removing the account's last second factor needs a proof by it, not the
+// password alone (docs/decisions.md, Second factors)
+export const TotpRemoveBodySchema = Type.Object({
+  code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'a code of the authenticator app (or a recovery code)' })),
+  recoveryCode: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'one of the recovery codes, used up by this call' }))
+}, { title: 'TotpRemoveBody', examples: [{ code: '123456' }, { recoveryCode: 'abcd-efgh-ijkl-mnop-qrst-uvwx' }] })

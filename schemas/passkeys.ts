@@ -100,3 +100,10 @@ export const PasskeySigninResultSchema = Type.Object({
   status: Type.Literal('success'),
   token: Type.Optional(Type.String({ description: 'JWT, only when the request set `token` to true' }))
 }, { title: 'PasskeySigninResult' })
+
+// DELETE /auth/passkeys/{id}: removing the account's last second factor needs an assertion of that
+// passkey, not the password alone (docs/decisions.md, Second factors)
+export const PasskeyRemoveBodySchema = Type.Object({
+  // an assertion of the passkey being removed, answering POST /auth/passkeys/signin/options
+  passkey: Type.Optional(AuthenticationResponseSchema)
+}, { title: 'PasskeyRemoveBody' })

@@ -61,7 +61,7 @@ export const WebhookSchema = Type.Object({
   url: Type.String(),
   events: Type.Array(WebhookEventTypeSchema),
   createdAt: Type.String({ format: 'date-time' }),
-  disabledAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'set when the endpoint answered 410 Gone: nothing more is sent to it' })
+  disabledAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'set when the endpoint answered 410 Gone, or its account was cut off (a password reset by recovery link, sign-out everywhere with apiKeys): nothing more is sent to it' })
 }, { title: 'Webhook' })
 
 export const WebhookListSchema = Type.Object({ items: Type.Array(WebhookSchema) }, { title: 'WebhookList' })

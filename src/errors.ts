@@ -25,6 +25,9 @@ export const Conflict = createError<[string]>(`${ERR_PREFIX}_CONFLICT`, '%s', 40
 // a session at level 1 of an account with a second factor: only POST /auth/mfa/verify, POST /auth/signout
 // and GET /auth/info answer it until the second factor is proved
 export const SecondFactorRequired = createError(`${ERR_PREFIX}_SECOND_FACTOR_REQUIRED`, 'second factor required', 403)
+// removing the account's last second factor with the password alone (docs/decisions.md, Second factors)
+export const FactorProofRequired = createError(`${ERR_PREFIX}_FACTOR_PROOF_REQUIRED`,
+  'removing the last second factor needs a proof by it: a code of the authenticator app or a recovery code, or an assertion of the passkey', 403)
 // a sensitive call (creating an API key or a webhook) from a session whose last proof of its owner is
 // older than STEP_UP_MAX_AGE_S: POST /auth/reauthenticate renews it
 export const ReauthenticationRequired = createError(`${ERR_PREFIX}_REAUTHENTICATION_REQUIRED`, 're-authentication required', 403)

@@ -286,7 +286,7 @@ export interface paths {
         post: operations["beginTotp"];
         /**
          * Remove the authenticator app and its recovery codes
-         * @description A credential change: every other session of the account ends. Without a second factor left the session has no level any more (the answer's token carries none). 404 when no authenticator app is set up or pending. Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
+         * @description A credential change: every other session of the account ends. Without a second factor left the session has no level any more (the answer's token carries none). 404 when no authenticator app is set up or pending. When it is the account's last second factor (no passkey), the body must prove it: `{code}` or `{recoveryCode}` (403 `removing the last second factor needs a proof by it…` without; a wrong one is 403 too, and counts toward the code budget). Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
          */
         delete: operations["removeTotp"];
         options?: never;
@@ -325,7 +325,7 @@ export interface paths {
         put?: never;
         /**
          * Prove the second factor: the session moves from level 1 to level 2
-         * @description Send `{code}` (the authenticator app's 6-digit code; a recovery code is taken here too), `{recoveryCode}`, or `{passkey}` (the answer to POST /auth/passkeys/signin/options of one of the account's passkeys; a refused one is a form error on `passkey`). A Bearer JWT or the session cookie. The answer is a new JWT of the same session with `aal: 2`; a wrong code is a form error on `code` and counts toward the sign-in backoff (429 with Retry-After once locked).
+         * @description Send `{code}` (the authenticator app's 6-digit code; a recovery code is taken here too), `{recoveryCode}`, or `{passkey}` (the answer to POST /auth/passkeys/signin/options of one of the account's passkeys; a refused one is a form error on `passkey`). A Bearer JWT or the session cookie. The answer is a new JWT of the same session with `aal: 2`; a wrong code is a form error on `code` and counts toward the account's budget of 10 wrong codes per 15 minutes, which no sign-in resets (429 with Retry-After once spent).
          */
         post: operations["verifySecondFactor"];
         delete?: never;
@@ -363,7 +363,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a passkey: every other session of the account ends; 404 for an unknown id or another user's
-         * @description Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
+         * @description When it is the account's last second factor (no other passkey, no authenticator app), the body must prove it: `{passkey}`, an assertion of this passkey answering POST /auth/passkeys/signin/options (403 without, or for another passkey's). Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
          */
         delete: operations["removePasskey"];
         options?: never;
@@ -509,7 +509,10 @@ export interface paths {
         /** Whether a recovery link is still valid */
         get: operations["checkPasswordRecovery"];
         put?: never;
-        /** Set a new password with a recovery link (no sign-in: every session of the account ends) */
+        /**
+         * Set a new password with a recovery link (no sign-in: every session of the account ends)
+         * @description Unless `keepApiKeys` is true, the reset also revokes every API key of the account and disables every webhook endpoint, on every instance within a second; the answer's `revoked` says what went.
+         */
         post: operations["recoverPassword"];
         delete?: never;
         options?: never;
@@ -530,7 +533,7 @@ export interface paths {
         post?: never;
         /**
          * End every session of the user but the current one
-         * @description Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
+         * @description With `{apiKeys: true}`, also revoke every API key of the account and disable every webhook endpoint, on every instance within a second; the answer's `revoked` says what went. Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
          */
         delete: operations["endOtherSessions"];
         options?: never;
@@ -1479,6 +1482,23 @@ export interface components {
             items: components["schemas"]["DiffItem"][];
             total: number;
         };
+        /** DisabledWebhook */
+        DisabledWebhook: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+        };
+        /** EndSessionsBody */
+        EndSessionsBody: {
+            /** @description true: also revoke every API key and disable every webhook endpoint of the account */
+            apiKeys?: boolean;
+        };
+        /** EndSessionsResult */
+        EndSessionsResult: {
+            revoked?: components["schemas"]["RevokedAccess"];
+            /** @enum {string} */
+            status: "success";
+        };
         /** FieldError */
         FieldError: {
             /** @enum {string} */
@@ -1769,6 +1789,10 @@ export interface components {
             /** @enum {string} */
             type: "public-key";
         };
+        /** PasskeyRemoveBody */
+        PasskeyRemoveBody: {
+            passkey?: components["schemas"]["PasskeyAssertion"];
+        };
         /** PasskeySigninBody */
         PasskeySigninBody: {
             /** @description false: a browser-session cookie */
@@ -1857,7 +1881,16 @@ export interface components {
         };
         /** RecoveryPasswordBody */
         RecoveryPasswordBody: {
+            /** @description true: keep the account's API keys and webhook endpoints; left out or false, the reset revokes every key and disables every endpoint (whoever knew the old password may have made them) */
+            keepApiKeys?: boolean;
             password: string;
+        };
+        /** RecoveryResult */
+        RecoveryResult: {
+            fieldError?: components["schemas"]["FieldError"];
+            revoked?: components["schemas"]["RevokedAccess"];
+            /** @enum {string} */
+            status: "success" | "error";
         };
         /** RegisterPasskeyBody */
         RegisterPasskeyBody: {
@@ -1993,6 +2026,13 @@ export interface components {
             profiles: components["schemas"]["ReportProfile"][];
             status: components["schemas"]["ReportStatus"];
         };
+        /** RevokedAccess */
+        RevokedAccess: {
+            /** @description how many API keys were revoked */
+            apiKeys: number;
+            /** @description the webhook endpoints disabled: nothing more is sent to them (delete them and create them again to resume) */
+            webhooks: components["schemas"]["DisabledWebhook"][];
+        };
         /** RotatedWebhook */
         RotatedWebhook: {
             /** Format: uuid */
@@ -2126,6 +2166,13 @@ export interface components {
             /** @description a new JWT of the session, now at level 2 */
             token?: string;
         };
+        /** TotpRemoveBody */
+        TotpRemoveBody: {
+            /** @description a code of the authenticator app (or a recovery code) */
+            code?: string;
+            /** @description one of the recovery codes, used up by this call */
+            recoveryCode?: string;
+        };
         /** TotpRemoved */
         TotpRemoved: {
             /** @enum {string} */
@@ -2181,7 +2228,7 @@ export interface components {
         Webhook: {
             /** Format: date-time */
             createdAt: string;
-            /** @description set when the endpoint answered 410 Gone: nothing more is sent to it */
+            /** @description set when the endpoint answered 410 Gone, or its account was cut off (a password reset by recovery link, sign-out everywhere with apiKeys): nothing more is sent to it */
             disabledAt: string | null;
             events: components["schemas"]["WebhookEventType"][];
             /** Format: uuid */
@@ -4916,7 +4963,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TotpRemoveBody"];
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -5498,7 +5549,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyRemoveBody"];
+            };
+        };
         responses: {
             /** @description No content */
             204: {
@@ -6755,11 +6810,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "password": "a new correct horse battery"
-                 *     }
-                 */
                 "application/json": components["schemas"]["RecoveryPasswordBody"];
             };
         };
@@ -6772,14 +6822,19 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "status": "error",
-                     *       "fieldError": {
-                     *         "field": "password",
-                     *         "message": "Wrong e-mail or password"
+                     *       "status": "success",
+                     *       "revoked": {
+                     *         "apiKeys": 2,
+                     *         "webhooks": [
+                     *           {
+                     *             "id": "7d6c1b2e-1f2a-4c3b-9d4e-5f6a7b8c9d0e",
+                     *             "url": "https://hooks.example/pir"
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["FormResult"];
+                    "application/json": components["schemas"]["RecoveryResult"];
                 };
             };
             /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
@@ -7008,7 +7063,16 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "apiKeys": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["EndSessionsBody"];
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -7016,7 +7080,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Success"];
+                    "application/json": components["schemas"]["EndSessionsResult"];
                 };
             };
             /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */

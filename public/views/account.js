@@ -12,6 +12,7 @@ import { apiKeysCard } from './api-keys.js'
 import { passkeysCard } from './passkeys.js'
 import { webhooksCard } from './webhooks.js'
 import { totpCard } from './totp.js'
+import { revokedText } from '../revoked.js'
 
 const STATUS_TEXT = {
   active: 'Active', trialing: 'Trial', past_due: 'Payment overdue', unpaid: 'Unpaid', canceled: 'Canceled',
@@ -227,6 +228,8 @@ export function accountView (ctx) {
   return {
     node: h('div', { class: 'account-page' },
       h('a', { href: '#/', class: 'back' }, '← Reports'),
+      // what this page load's password reset revoked (public/revoked.js)
+      ctx.revoked ? h('p', { class: 'notice', role: 'status', id: 'account-revoked' }, 'When your password was reset: ', revokedText(ctx.revoked)) : null,
       h('div', { class: 'account-grid' },
         h('div', { class: 'column' }, overviewCard(ctx), googleCard(ctx), deleteCard(ctx)),
         h('div', { class: 'column' }, sessionsCard(ctx), passkeysCard(ctx), passwordCard(ctx), totpCard(ctx))),

@@ -1,5 +1,6 @@
 // The signed-in home: build a new report from the profile search, and the list of past reports.
 import * as api from '../api.js'
+import { revokedText } from '../revoked.js'
 import { avatar, debounce, errorText, formatDateTime, h, plural, setTitle, SOURCE_NAMES, SOURCES, sourceBadge, statusBadge } from '../dom.js'
 import { expectGeneration } from './report.js'
 import { noCreditCard, outOfCredit, subscribed } from '../billing.js'
@@ -183,7 +184,9 @@ export function homeView (ctx) {
       : `You have ${plural(user.reportCredits, 'report credit')}. Generating a report uses one.`)
     : null
   const notice = ctx.flash?.passwordReset
-    ? h('p', { class: 'notice ok', role: 'status', id: 'password-reset-notice' }, 'Your new password is set, and you are signed in with it.')
+    ? h('div', { class: 'notice ok', role: 'status', id: 'password-reset-notice' },
+      h('p', null, 'Your new password is set, and you are signed in with it.'),
+      ctx.flash.revoked ? h('p', { id: 'password-reset-revoked' }, revokedText(ctx.flash.revoked), ' ', h('a', { href: '#/account' }, 'Your account')) : null)
     : null
   return {
     node: h('div', { class: 'home' },

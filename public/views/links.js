@@ -1,6 +1,7 @@
 // The pages of the mailed links. link.js has already taken the secret out of the address bar; it is
 // handed here in memory, and a reload of the page (which no longer has it) asks for the mail's link.
 import * as api from '../api.js'
+import { revokedText } from '../revoked.js'
 import { errorText, h, setTitle } from '../dom.js'
 import { field, formHelpers, formStatus, PASSWORD_HINT, passwordInput } from '../forms.js'
 import { signInForm } from './auth.js'
@@ -95,10 +96,15 @@ export function recoveryView (ctx) {
     const email = h('input', { type: 'email', autocomplete: 'username', required: true, inputMode: 'email', value: ctx.user?.email ?? '' })
     const password = passwordInput()
     const repeat = passwordInput()
+    const keep = h('input', { type: 'checkbox', id: 'recovery-keep-api-keys', 'aria-describedby': 'recovery-keep-api-keys-hint' })
     const el = h('form', { class: 'form', id: 'recovery-form', noValidate: true },
       field('recovery', 'email', 'Your e-mail address', email, 'The address this link was sent to: you are signed in with it once the password is set.'),
       field('recovery', 'password', 'New password', password, PASSWORD_HINT),
       field('recovery', 'repeat', 'New password again', repeat),
+      // unticked: whoever knew the old password may have made keys and endpoints (docs/decisions.md, Recovery cuts off an intruder)
+      h('label', { class: 'check', for: 'recovery-keep-api-keys' }, keep, 'Keep my API keys and webhook endpoints working'),
+      h('p', { class: 'muted small', id: 'recovery-keep-api-keys-hint' },
+        'Left unticked, every API key of the account is revoked and every webhook endpoint disabled: you make new ones on the account page.'),
       ...formStatus(),
       h('button', { type: 'submit', class: 'button primary wide' }, 'Set the password and sign in'))
     const f = formHelpers(el, 'recovery')
@@ -109,12 +115,13 @@ export function recoveryView (ctx) {
       if (password.value !== repeat.value) return f.showField({ field: 'repeat', message: 'The two passwords differ' })
       f.busy(true, 'Setting the password…')
       try {
-        const result = await api.resetPassword(ctx.secret, password.value)
+        const result = await api.resetPassword(ctx.secret, password.value, keep.checked)
         if (result.status !== 'success') return f.showField(result.fieldError)
         // the password is set and every session of the account ended: sign in with the new one
         const signed = await api.signIn(email.value.trim(), password.value, true)
-        if (signed.status === 'success') return ctx.onSignedIn({ passwordReset: true })
+        if (signed.status === 'success') return ctx.onSignedIn({ passwordReset: true, revoked: result.revoked ?? null })
         node.replaceChildren(h('h1', null, 'Your password is set'),
+          result.revoked ? h('p', { class: 'notice', role: 'status', id: 'password-reset-revoked' }, revokedText(result.revoked)) : null,
           h('p', { class: 'form-error', role: 'alert' }, 'Signing in with it failed: check the e-mail address and sign in below.'),
           signInForm(ctx.onSignedIn, { prefix: 'signin' }))
       } catch (err) {

@@ -5,8 +5,8 @@
 import * as api from '../api.js'
 import { errorText, formatDateTime, h, listLoader, timeAgo } from '../dom.js'
 import { field, formHelpers, formStatus } from '../forms.js'
-import { ProofCancelled, withFreshProof } from '../fresh-proof.js'
-import { addPasskey, cancelled, passkeyErrorText, passkeysSupported } from '../passkeys.js'
+import { needsFactorProof, ProofCancelled, withFreshProof } from '../fresh-proof.js'
+import { addPasskey, cancelled, passkeyAssertion, passkeyErrorText, passkeysSupported } from '../passkeys.js'
 
 const P = 'passkey'
 
@@ -57,7 +57,16 @@ export function passkeysCard (ctx) {
     alert.textContent = ''
     button.disabled = true
     try {
-      await withFreshProof(ctx, proofSlot, `${P}-remove`, () => api.removePasskey(passkey.id))
+      // the account's last second factor goes only with an assertion of it, not the password alone
+      const removeIt = async () => {
+        try {
+          return await api.removePasskey(passkey.id)
+        } catch (err) {
+          if (!needsFactorProof(err)) throw err
+          return await api.removePasskey(passkey.id, { passkey: await passkeyAssertion() })
+        }
+      }
+      await withFreshProof(ctx, proofSlot, `${P}-remove`, removeIt)
       await load()
     } catch (err) {
       if (!(err instanceof ProofCancelled)) alert.textContent = errorText(err)

@@ -6,7 +6,7 @@
 import * as api from '../api.js'
 import { errorText, fill, h, plural } from '../dom.js'
 import { field, formHelpers, formStatus } from '../forms.js'
-import { ProofCancelled, withFreshProof } from '../fresh-proof.js'
+import { needsFactorProof, ProofCancelled, withFreshProof } from '../fresh-proof.js'
 import { secretSlot, showSecret } from '../one-time-secret.js'
 
 const P = 'totp'
@@ -64,14 +64,53 @@ export function totpCard (ctx) {
 
   const on = (left) => {
     const remove = h('button', { type: 'button', class: 'button danger', id: `${P}-remove` }, 'Turn off')
-    remove.addEventListener('click', () => act(remove, api.removeTotp, async () => {
+    const removed = async () => {
       off()
       await reload()
+    }
+    // the account's last second factor goes only with a code of it (or a recovery code), not the password alone
+    remove.addEventListener('click', () => act(remove, async () => {
+      try {
+        return await api.removeTotp()
+      } catch (err) {
+        if (!needsFactorProof(err)) throw err
+        return null
+      }
+    }, async (result) => {
+      if (result) return await removed()
+      fill(body, offForm(removed, () => on(left)))
     }))
     fill(body,
       h('p', { id: `${P}-state` }, 'On: signing in asks for a code of your authenticator app.'),
       h('p', { class: 'muted small', id: `${P}-recovery-left` }, `${plural(left, 'recovery code')} left.`),
       h('div', { class: 'actions start' }, remove))
+  }
+  /** the code that turns off the account's last second factor */
+  const offForm = (done, back) => {
+    const code = h('input', { type: 'text', autocomplete: 'one-time-code', maxLength: 64, required: true })
+    const cancel = h('button', { type: 'button', class: 'button ghost', id: `${P}-off-cancel` }, 'Cancel')
+    cancel.addEventListener('click', back)
+    const el = h('form', { class: 'form', id: `${P}-off-form`, noValidate: true },
+      h('p', null, 'It is your only second factor: prove it with a code of your authenticator app, or one of your recovery codes.'),
+      field(`${P}-off`, 'code', 'Code or recovery code', code),
+      ...formStatus(),
+      h('div', { class: 'actions start' }, h('button', { type: 'submit', class: 'button danger' }, 'Turn off'), cancel))
+    const f = formHelpers(el, `${P}-off`)
+    el.addEventListener('submit', async (event) => {
+      event.preventDefault()
+      f.clear()
+      const typed = code.value.trim()
+      if (!typed) return f.showField({ field: 'code', message: 'Enter the code' })
+      f.busy(true, 'Checking…')
+      try {
+        await withFreshProof(ctx, proofSlot, P, () => api.removeTotp({ code: typed }))
+        await done()
+      } catch (err) {
+        if (!(err instanceof ProofCancelled)) f.showForm(errorText(err))
+        if (el.isConnected) f.busy(false, 'Turn off')
+      }
+    })
+    return el
   }
   const off = () => {
     const start = h('button', { type: 'button', class: 'button primary', id: `${P}-start` }, 'Set up an authenticator app')

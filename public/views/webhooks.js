@@ -68,10 +68,10 @@ function endpointItem (endpoint, c) {
   return h('li', { class: 'program-item webhook', dataset: { id: endpoint.id } },
     h('div', { class: 'program-main' },
       h('span', { class: 'program-name webhook-url' }, endpoint.url,
-        endpoint.disabledAt ? h('span', { class: 'badge flag', title: `answered 410 Gone on ${formatDateTime(endpoint.disabledAt)}` }, 'Disabled') : null),
+        endpoint.disabledAt ? h('span', { class: 'badge flag', title: `disabled on ${formatDateTime(endpoint.disabledAt)}` }, 'Disabled') : null),
       h('span', { class: 'program-tags' }, endpoint.events.map((e) => h('span', { class: 'badge muted-badge' }, e))),
       h('span', { class: 'muted small' }, `added ${formatDateTime(endpoint.createdAt)}`,
-        endpoint.disabledAt ? ` · disabled ${formatDateTime(endpoint.disabledAt)}: it answered 410 Gone` : null),
+        endpoint.disabledAt ? ` · disabled ${formatDateTime(endpoint.disabledAt)}: it answered 410 Gone, or the password was reset. Delete it and add it again to resume` : null),
       h('div', { class: 'actions start' }, toggle, endpoint.disabledAt ? null : send, rotate, remove),
       log.node))
 }

@@ -334,7 +334,7 @@ export const webhookEndpoints = pgTable('webhook_endpoints', {
   secret: text('secret').notNull(),
   previousSecret: text('previous_secret'),
   previousUntil: timestamp('previous_until', { withTimezone: true }),
-  // set when an endpoint answered 410 Gone: nothing more is sent to it
+  // set when an endpoint answered 410 Gone, or its account's programs were cut off (src/services/accounts/cut-off.ts): nothing more is sent to it
   disabledAt: timestamp('disabled_at', { withTimezone: true }),
   createdAt: createdAt()
 }, (t) => [index('webhook_endpoints_user_idx').on(t.userId)])

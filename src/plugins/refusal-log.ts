@@ -31,6 +31,7 @@ const REASONS: Record<string, string> = {
   [`${ERR_PREFIX}_PROOF_REFUSED`]: 'proof refused',
   [`${ERR_PREFIX}_CROSS_SITE`]: 'cross-site request',
   [`${ERR_PREFIX}_SECOND_FACTOR_REQUIRED`]: 'second factor required',
+  [`${ERR_PREFIX}_FACTOR_PROOF_REQUIRED`]: 'factor proof required',
   [`${ERR_PREFIX}_REAUTHENTICATION_REQUIRED`]: 'fresh proof required'
 }
 

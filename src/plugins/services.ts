@@ -29,6 +29,8 @@ import { createApiKeyService } from '../services/api-keys/index.ts'
 import { createPasskeyService, relyingPartyOf } from '../services/passkeys/index.ts'
 import { createMfaService } from '../services/mfa/index.ts'
 import { createSecondFactorCheck } from '../services/accounts/second-factor.ts'
+import { createAccessCutOff } from '../services/accounts/cut-off.ts'
+import { createCodeBudget } from '../services/accounts/code-budget.ts'
 import { createWatchService } from '../services/watches/index.ts'
 import { createAlertReading } from '../services/alerts/reading.ts'
 import { createAlertDigest } from '../services/alerts/digest.ts'
@@ -67,8 +69,10 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const sessionControl = createSessionControl({ database, announceEnded, now })
   // every credential change goes through credentials.change (docs/decisions.md, Credential versions)
   const credentials = createCredentialChanges({ database, announceEnded, now })
+  // every API key revoked and every webhook endpoint disabled (docs/decisions.md, Recovery cuts off an intruder)
+  const accessCutOff = createAccessCutOff({ database, audit, announceEnded: sessions.announceEnded })
   const recovery = createRecoveryService({
-    database, passwords, mail, audit, changeCredential: credentials.change, accountChanges, now, publicUrl: config.publicUrl
+    database, passwords, mail, audit, changeCredential: credentials.change, cutOff: accessCutOff, accountChanges, now, publicUrl: config.publicUrl
   })
   const google = createGoogleService(config.google)
   const googleAccounts = createGoogleAccountService({
@@ -83,7 +87,7 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   })
   const passwordProof = createPasswordProof({ database, now })
   const googleNonces = createGoogleNonces({ database, now })
-  const secondFactor = createSecondFactorCheck({ database, mfa, audit, claimAttempt: accounts.claimAttempt, clearAttempts: accounts.clearAttempts })
+  const secondFactor = createSecondFactorCheck({ database, mfa, audit, budget: createCodeBudget({ database, now }) })
   const checkCode = (userId: string, code: string, meta: RequestMeta) => secondFactor.checkCode(userId, code, 'code', meta)
   const passkeys = createPasskeyService({
     database, now,
@@ -123,7 +127,7 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   return {
     alertDigest, unsubscribeTokens,
     passwords, mail, audit, emailHasher, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
-    sessionControl, credentials, passwordChange, passwordProof, googleNonces, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor,
+    sessionControl, credentials, accessCutOff, passwordChange, passwordProof, googleNonces, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor,
     passkeys, watches, alerts
   }
 }

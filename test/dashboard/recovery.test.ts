@@ -1,10 +1,12 @@
 // The password recovery journey in headless Chromium: forgot password, the mail at the test SMTP
 // server, the recovery page (secret out of the address bar, the link checked first), the policy's
-// message inline, the new password twice, signed in with it; the old password is refused. A used or
+// message inline, the new password twice (keeping the API keys offered, unticked), signed in with it,
+// the notice and the account page saying which API keys went; the old password is refused. A used or
 // unknown link says so. Each test has its own account and browser profile.
 import t from '../tap.ts'
 import { GOOD_PASSWORD, registeredUser, uniqueEmail } from '../helper.ts'
 import { startSmtp } from '../peers/smtp.ts'
+import { issueKey } from '../api-keys/support.ts'
 import { inspectView, linkIn, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'
 
 const NEW_PASSWORD = 'a brand new passphrase 42'
@@ -15,6 +17,9 @@ t.test('recovering a forgotten password', { skip }, async (t) => {
 
   await t.test('forgot password, the mail, a new password: signed in, the old one refused', async (t) => {
     const { email } = await registeredUser(d.app)
+    // an API key made before the reset (by whoever knew the old password, say)
+    const signin = await d.app.inject({ method: 'POST', url: '/api/v1/auth/signin', payload: { email, password: GOOD_PASSWORD, token: true } })
+    const key = await issueKey(d.app, { authorization: `Bearer ${signin.json().token as string}` })
     const { context, page } = await d.newPage('recovery')
     t.teardown(() => context.close())
     await page.goto(PUBLIC_ORIGIN)
@@ -52,10 +57,17 @@ t.test('recovering a forgotten password', { skip }, async (t) => {
 
     await page.fill('#recovery-password', NEW_PASSWORD)
     await page.fill('#recovery-repeat', NEW_PASSWORD)
+    t.equal(await page.isChecked('#recovery-keep-api-keys'), false, 'keeping the API keys is offered, unticked')
     await page.click('#recovery-form button[type=submit]')
     await page.locator('#password-reset-notice').waitFor(WAIT)
+    t.match(await page.textContent('#password-reset-revoked'), /^1 API key was revoked, and no webhook endpoint was disabled\./, 'the notice says what was revoked')
+    t.equal((await d.app.inject({ url: '/api/v1/report', headers: key.auth })).statusCode, 401, 'the key made before is refused')
     t.equal(await page.textContent('.account-email'), email, 'signed in with the new password')
     t.equal(page.url(), `${PUBLIC_ORIGIN}/#/`)
+
+    await page.click('#account-link')
+    await page.locator('#account-revoked').waitFor(WAIT)
+    t.match(await page.textContent('#account-revoked'), /When your password was reset: 1 API key was revoked/, 'and so does the account page')
 
     // the old password no longer signs in; the new one does
     await page.click('#sign-out')

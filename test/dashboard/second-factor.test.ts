@@ -1,7 +1,8 @@
 // Two-step sign-in in headless Chromium: the account page sets up an authenticator app (its key shown,
 // confirmed with a code the test computes, the recovery codes shown once), then a sign-out, a
 // password sign-in that asks for the code (a wrong one is refused; a reload keeps asking), the code,
-// and the reports page; finally the app is turned off again under a fresh proof.
+// and the reports page; finally the app is turned off again under a fresh proof and, as it is the
+// only second factor, a recovery code.
 import t from '../tap.ts'
 import { codeAt } from '../../src/services/mfa/totp.ts'
 import { inspectView, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'
@@ -75,6 +76,10 @@ t.test('two-step sign-in on the dashboard', { skip }, async (t) => {
   await page.locator('#totp-proof-form').waitFor(WAIT)
   await page.fill('#totp-proof-password', user.password)
   await page.click('#totp-proof-form button[type=submit]')
+  // the only second factor: the password alone does not turn it off, a recovery code does
+  await page.locator('#totp-off-form').waitFor(WAIT)
+  await page.fill('#totp-off-code', recoveryCodes[0])
+  await page.click('#totp-off-form button[type=submit]')
   await page.locator('#totp-start').waitFor(WAIT)
   t.match(await page.textContent('#totp-state'), /^Off/, 'turned off')
 

@@ -200,6 +200,12 @@ t.test('npm run factors -- remove: every second factor of an account goes, with 
   const secondSession = { authorization: `Bearer ${signin.token as string}` }
   const status = async (auth: Record<string, string>) => (await call(server, 'GET', '/auth/info', auth)).status
   t.equal(await status(leveled), 200)
+  // what whoever took the factors' place may have made: an API key and a webhook endpoint
+  const issued = await call(server, 'POST', '/auth/api-keys', leveled, { name: 'made before', scopes: ['reports:read'] })
+  t.equal(issued.status, 201)
+  const apiKey = { authorization: `Bearer ${issued.json.key as string}` }
+  t.equal((await call(server, 'GET', '/report', apiKey)).status, 200)
+  t.equal((await call(server, 'POST', '/webhooks', leveled, { url: 'http://127.0.0.1:9/hook', events: ['report.ready'] })).status, 201)
 
   const refusals: Array<[string[], number, RegExp]> = [
     [[], 2, /^usage: npm run factors -- remove --user EMAIL$/],
@@ -219,7 +225,8 @@ t.test('npm run factors -- remove: every second factor of an account goes, with 
   const removed = await npm('factors', ['remove', '--user', alice.email.toUpperCase()], target.env)
   t.equal(removed.code, 0, removed.stderr)
   t.equal(removed.stdout.trim(), `removed from ${alice.email}: the authenticator app, 10 recovery code(s) (10 unused), 1 passkey(s) (${JSON.stringify(passkey.name)})\n` +
-    `ended 2 session(s) of ${alice.email}`)
+    `ended 2 session(s) of ${alice.email}\n1 API key was revoked, and this webhook endpoint was disabled: http://127.0.0.1:9/hook.`)
+  t.equal(await until(async () => (await call(server, 'GET', '/report', apiKey)).status === 401 && 401), 401, 'the server refuses the API key')
   for (const auth of [leveled, secondSession]) t.equal(await until(async () => (await status(auth)) === 401 && 401), 401, 'an old session\'s token is refused')
   t.equal(await status(bob.auth), 200, 'another account stays signed in')
 
@@ -227,6 +234,7 @@ t.test('npm run factors -- remove: every second factor of an account goes, with 
   t.same(again.json, { status: 'success', token: again.json.token }, 'the password alone signs in: no mfaRequired')
   const fresh = { authorization: `Bearer ${again.json.token as string}` }
   t.same((await call(server, 'GET', '/auth/info', fresh)).json.mfa, { totp: false, passkeys: 0, recoveryCodesLeft: 0 })
+  t.match((await call(server, 'GET', '/webhooks', fresh)).json.items, [{ url: 'http://127.0.0.1:9/hook', disabledAt: String }], 'the webhook endpoint is disabled')
   const refused = await call(server, 'POST', '/auth/passkeys/signin/verify', {},
     { response: key.assert((await call(server, 'POST', '/auth/passkeys/signin/options')).json) })
   t.equal(refused.status, 403, 'the removed passkey signs no one in')
@@ -240,6 +248,7 @@ t.test('npm run factors -- remove: every second factor of an account goes, with 
   const database = target.url ? await createDatabase({ url: target.url }) : await createDatabase({ dataDir: target.dataDir })
   t.teardown(() => database.close())
   const rows = await database.query<{ kind: string, ip: string | null, user_agent: string | null }>(
-    "select kind, ip, user_agent from audit_events where user_id = (select id from users where email = $1) and kind = 'mfa.factors.removed'", [alice.email])
-  t.same(rows, [{ kind: 'mfa.factors.removed', ip: null, user_agent: null }], 'one audit row, an operator\'s: no address or User-Agent')
+    "select kind, ip, user_agent from audit_events where user_id = (select id from users where email = $1) and kind in ('mfa.factors.removed', 'apikey.revoke', 'webhook.disable') order by id", [alice.email])
+  t.same(rows, [{ kind: 'mfa.factors.removed', ip: null, user_agent: null }, { kind: 'apikey.revoke', ip: null, user_agent: null },
+    { kind: 'webhook.disable', ip: null, user_agent: null }], 'an operator\'s rows: no address or User-Agent; one per key revoked and endpoint disabled')
 })

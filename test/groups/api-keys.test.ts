@@ -5,5 +5,6 @@ await runGroup([
   'api-keys/management.test.ts',
   'api-keys/scopes.test.ts',
   'api-keys/limits.test.ts',
-  'api-keys/revocation.test.ts'
+  'api-keys/revocation.test.ts',
+  'api-keys/cut-off.test.ts'
 ])

@@ -9,6 +9,10 @@ import { codeAt } from '../../src/services/mfa/totp.ts'
 import { bearer, buildMfaApp, claimsOf, enrolTotp, inject, passwordSignin, type MfaApp } from './support.ts'
 
 const STALE = { code: 403, message: 're-authentication required' }
+const LAST_FACTOR = {
+  code: 403,
+  message: 'removing the last second factor needs a proof by it: a code of the authenticator app or a recovery code, or an assertion of the passkey'
+}
 const KEY_1 = 'first-mfa-encryption-key-0123456789abcdef'
 const KEY_2 = 'second-mfa-encryption-key-0123456789abcdef'
 
@@ -89,8 +93,8 @@ t.test('removal takes the recovery codes with it, ends the other sessions and le
   t.equal(verified.json().status, 'success', 'another session at level 2')
   m.nextStep()
 
-  const res = await inject(m.app, 'DELETE', '/auth/mfa/totp', auth)
-  t.equal(res.statusCode, 200)
+  const res = await inject(m.app, 'DELETE', '/auth/mfa/totp', auth, { code: codeAt(enrolled.secret, m.now()) })
+  t.equal(res.statusCode, 200, 'the last factor goes with a code of it')
   t.equal(res.json().status, 'success')
   t.same(Object.keys(claimsOf(res.json().token)).sort(), ['exp', 'iat', 'sid', 'sub'], 'no level, no claim')
   t.equal(await levelOf(m.app, sid), null)
@@ -102,6 +106,29 @@ t.test('removal takes the recovery codes with it, ends the other sessions and le
   const signin = await passwordSignin(m.app, user)
   t.same(signin.body, { status: 'success', token: signin.body.token }, 'sign-in is as before')
   t.ok((await auditKinds(user.email)).includes('mfa.totp.remove'))
+})
+
+t.test('the last second factor is not removed with the password alone: a code of it or a recovery code proves it', async (t) => {
+  const user = await signedInUser(m.app)
+  const enrolled = await enrolTotp(m, user)
+  const auth = bearer(enrolled.token)
+  const [auditBefore] = await m.app.database.query<{ n: number }>('select count(*)::int as n from audit_events where kind = $1 and user_id = (select id from users where email = $2)', ['mfa.totp.remove', user.email])
+  // the session is fresh (its password sign-in is a minute old): that alone does not remove the only factor
+  const bare = await inject(m.app, 'DELETE', '/auth/mfa/totp', auth)
+  t.equal(bare.statusCode, 403)
+  t.same(bare.json(), LAST_FACTOR)
+  t.equal((await inject(m.app, 'GET', '/auth/info', auth)).json().mfa.totp, true, 'the factor stays')
+  const right = codeAt(enrolled.secret, m.now())
+  const wrong = await inject(m.app, 'DELETE', '/auth/mfa/totp', auth, { code: right === '000000' ? '111111' : '000000' })
+  t.equal(wrong.statusCode, 403)
+  t.same(wrong.json(), { code: 403, message: 'The code is wrong or was used already' })
+  t.same(wrong.json(), (await inject(m.app, 'DELETE', '/auth/mfa/totp', auth, { recoveryCode: 'not-a-code' })).json(), 'a wrong recovery code alike')
+  t.equal((await inject(m.app, 'GET', '/auth/info', auth)).json().mfa.totp, true, 'still there')
+  const [auditAfter] = await m.app.database.query<{ n: number }>('select count(*)::int as n from audit_events where kind = $1 and user_id = (select id from users where email = $2)', ['mfa.totp.remove', user.email])
+  t.equal(auditAfter.n, auditBefore.n, 'nothing removed, nothing recorded')
+  const removed = await inject(m.app, 'DELETE', '/auth/mfa/totp', auth, { recoveryCode: enrolled.recoveryCodes[0] })
+  t.equal(removed.statusCode, 200, 'a recovery code proves it')
+  t.same((await inject(m.app, 'GET', '/auth/info', bearer(removed.json().token))).json().mfa, { totp: false, passkeys: 0, recoveryCodesLeft: 0 })
 })
 
 t.test('key rotation: a secret sealed under a key now in MFA_PREVIOUS_ENCRYPTION_KEYS still verifies, and is sealed again', async (t) => {

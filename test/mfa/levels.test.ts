@@ -2,9 +2,10 @@
 // second factor signs in as it always did (no level, no `aal` claim); one with an authenticator app
 // signs in at level 1, where only POST /auth/mfa/verify, POST /auth/signout and GET /auth/info
 // answer, until a code (or a recovery code) moves the session to level 2. A wrong code counts toward
-// the sign-in backoff; a code is accepted once; POST /auth/reauthenticate takes a code as a proof.
+// the account's own budget (10 per 15 minutes, which no password sign-in clears); a code is accepted
+// once; POST /auth/reauthenticate takes a code as a proof.
 import t from '../tap.ts'
-import { signedInUser } from '../helper.ts'
+import { logCapture, signedInUser } from '../helper.ts'
 import { codeAt } from '../../src/services/mfa/totp.ts'
 import { startGoogleCerts, TEST_CLIENT_ID, type GoogleCertsPeer } from '../peers/google-certs.ts'
 import { bearer, buildMfaApp, claimsOf, enrolTotp, inject, passwordSignin, SECOND_FACTOR_REQUIRED, type MfaApp } from './support.ts'
@@ -21,6 +22,8 @@ t.before(async () => {
   // Stripe is configured (never reached: the gate refuses first) so that billing answers at all
   m = await buildMfaApp(t, {
     PUBLIC_URL, GOOGLE_CLIENT_IDS: TEST_CLIENT_ID, GOOGLE_CERTS_URL: google.url, RATE_LIMIT_SIGNUP_IP: '1000',
+    // the code budget's test signs in eleven times in a row: the sign-in's own limit is not what it tests
+    RATE_LIMIT_SIGNIN_EMAIL: '100', RATE_LIMIT_SIGNIN_IP: '1000',
     STRIPE_SECRET_KEY: 'sk_test_unused', STRIPE_WEBHOOK_SECRET: 'whsec_unused', STRIPE_PRICE_ID: 'price_unused'
   })
 })
@@ -29,6 +32,9 @@ const levelOf = async (sid: string) =>
   (await m.app.database.query<{ aal: number | null }>('select aal from sessions where public_id = $1', [sid]))[0]?.aal
 const failures = async (email: string) =>
   Number((await m.app.database.query<{ n: number | null }>('select max(failures) as n from signin_failures where email = $1', [email]))[0].n ?? 0)
+/** the account's count of wrong codes (its own row: src/services/accounts/code-budget.ts) */
+const codeFailures = async (email: string) => Number((await m.app.database.query<{ n: number | null }>(
+  "select max(failures) as n from signin_failures where email = 'second-factor:' || (select id from users where email = $1)", [email]))[0].n ?? 0)
 const auditKinds = async (email: string) => (await m.app.database.query<{ kind: string }>(
   'select kind from audit_events where user_id = (select id from users where email = $1) order by id', [email])).map((r) => r.kind)
 
@@ -99,13 +105,14 @@ t.test('level 1 reaches only verify, sign-out and info; everything else is 403 s
   t.equal((await inject(m.app, 'GET', '/auth/info', auth)).statusCode, 401, 'and the session has ended')
 })
 
-t.test('POST /auth/mfa/verify: a wrong code is a form error counted by the backoff; the right one moves the session to level 2', async (t) => {
+t.test('POST /auth/mfa/verify: a wrong code is a form error counted by the account\'s budget; the right one moves the session to level 2', async (t) => {
   const { user, enrolled, token, sid, signin } = await levelOneUser()
   const auth = bearer(token)
   t.equal(await failures(user.email), 0, 'the sign-in cleared the failures')
   const wrong = await inject(m.app, 'POST', '/auth/mfa/verify', auth, { code: '000000' === codeAt(enrolled.secret, m.now()) ? '111111' : '000000' })
   t.same(wrong.json(), WRONG_CODE)
-  t.equal(await failures(user.email), 1, 'counted toward the sign-in backoff')
+  t.equal(await codeFailures(user.email), 1, 'counted in the account\'s own row')
+  t.equal(await failures(user.email), 0, 'not in the address\'s sign-in row')
   t.same((await inject(m.app, 'POST', '/auth/mfa/verify', auth, {})).json(),
     { status: 'error', fieldError: { field: 'code', message: 'Enter the code from your authenticator app, or a recovery code' } })
   t.same((await inject(m.app, 'POST', '/auth/mfa/verify', auth, { code: 7 })).json().fieldError.field, 'code', 'a schema failure names the code too')
@@ -118,7 +125,7 @@ t.test('POST /auth/mfa/verify: a wrong code is a form error counted by the backo
   t.equal(claimsOf(body.token).aal, 2)
   t.equal(claimsOf(body.token).sid, sid, 'the same session')
   t.equal(await levelOf(sid), 2)
-  t.equal(await failures(user.email), 0, 'a right code clears the backoff')
+  t.equal(await codeFailures(user.email), 2, 'a right code gives back its own claim only: the wrong ones (000000, and 7 read as "7") stay counted')
   t.equal((await inject(m.app, 'GET', '/report', bearer(body.token))).statusCode, 200, 'the level-2 token reaches the reports')
   t.same((await inject(m.app, 'GET', '/report', auth)).json(), SECOND_FACTOR_REQUIRED, 'the level-1 token stays level 1')
 
@@ -161,22 +168,35 @@ t.test('a recovery code verifies once; recoveryCodesLeft counts down', async (t)
   t.notOk(hashes.some((h) => enrolled.recoveryCodes.some((c) => h.hash.includes(c) || h.hash.includes(c.replace(/-/g, '')))), 'only hashes are stored')
 })
 
-t.test('wrong codes lock the address as wrong passwords do: 429 with Retry-After', async (t) => {
-  const { token, enrolled } = await levelOneUser()
-  // the app's clock stands still: the lock the fifth failure sets (1 s) cannot pass on a slow machine
+t.test('at most 10 wrong codes per 15 minutes, password sign-ins between them or not: the 11th is 429, logged as second-factor', async (t) => {
+  const { user, enrolled } = await levelOneUser()
+  // the app's clock stands still: the 15 minutes cannot pass on a slow machine
   m.hold()
   t.teardown(() => m.release())
   const right = codeAt(enrolled.secret, m.now())
   const wrongCode = right === '000000' ? '111111' : '000000'
   const statuses: number[] = []
-  for (let i = 0; i < 6; i++) {
-    const res = await inject(m.app, 'POST', '/auth/mfa/verify', bearer(token), { code: wrongCode })
-    statuses.push(res.statusCode)
-    if (res.statusCode === 429) t.ok(Number(res.headers['retry-after']) >= 1, 'Retry-After')
+  for (let i = 0; i < 10; i++) {
+    // a fresh password sign-in before every guess: it clears the address's sign-in failures, never the codes'
+    const signin = await passwordSignin(m.app, user)
+    t.equal(signin.body.mfaRequired, true)
+    statuses.push((await inject(m.app, 'POST', '/auth/mfa/verify', bearer(signin.body.token!), { code: wrongCode })).statusCode)
   }
-  t.same(statuses.slice(0, 5), [200, 200, 200, 200, 200], 'four free failures, the fifth sets the lock')
-  t.equal(statuses[5], 429, 'then locked')
-  t.equal((await inject(m.app, 'POST', '/auth/mfa/verify', bearer(token), { code: right })).statusCode, 429, 'even the right code waits')
+  t.same(statuses, Array(10).fill(200), 'ten wrong codes are form errors')
+  t.equal(await failures(user.email), 0, 'the sign-ins left the address without a failure')
+  const lines = logCapture(m.app)?.lines ?? []
+  const before = lines.length
+  const signin = await passwordSignin(m.app, user)
+  const eleventh = await inject(m.app, 'POST', '/auth/mfa/verify', bearer(signin.body.token!), { code: wrongCode })
+  t.equal(eleventh.statusCode, 429, 'the 11th within 15 minutes is refused, after a sign-in too')
+  t.ok(Number(eleventh.headers['retry-after']) > 60, 'Retry-After: until 15 minutes after the last wrong code')
+  t.equal((await inject(m.app, 'POST', '/auth/mfa/verify', bearer(signin.body.token!), { code: right })).statusCode, 429, 'even the right code waits')
+  const refusals = lines.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === 'rate limit refused')
+  t.match(refusals, [{ limiter: 'second-factor', keyKind: 'user', route: '/api/v1/auth/mfa/verify' }, { limiter: 'second-factor' }],
+    'logged under its own limiter name')
+  t.notOk(refusals.some((l) => l.limiter === 'unnamed'))
+  t.same((await inject(m.app, 'POST', '/auth/reauthenticate', bearer(signin.body.token!), { code: right })).statusCode, 403,
+    'a level-1 session cannot re-authenticate either (it has not proved the factor)')
 })
 
 t.test('POST /auth/reauthenticate takes a code (TOTP or recovery) for an account with an authenticator app', async (t) => {

@@ -126,7 +126,19 @@ t.test('removing the last passkey: the session has no level any more; a passkey 
   const sid = claims(user.token).sid as string
   t.equal(await levelOf(sid), 2)
   const [item] = (await app.inject({ url: '/api/v1/auth/passkeys', headers: user.auth })).json().items
-  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/auth/passkeys/${item.id}`, headers: user.auth })).statusCode, 204)
+  const bare = await app.inject({ method: 'DELETE', url: `/api/v1/auth/passkeys/${item.id}`, headers: user.auth })
+  t.equal(bare.statusCode, 403, 'the only factor is not removed with the (fresh) password sign-in alone')
+  t.same(bare.json(), {
+    code: 403,
+    message: 'removing the last second factor needs a proof by it: a code of the authenticator app or a recovery code, or an assertion of the passkey'
+  })
+  t.equal(await levelOf(sid), 2, 'nothing changed')
+  const stranger = await signedInUser(app)
+  const strangerKey = await withPasskey(stranger)
+  const foreign = await app.inject({ method: 'DELETE', url: `/api/v1/auth/passkeys/${item.id}`, headers: user.auth, payload: { passkey: strangerKey.assert(await assertionOptions()) } })
+  t.same(foreign.json(), { code: 403, message: 'this passkey is not one of this account' }, 'another account\'s passkey proves nothing')
+  const proved = await app.inject({ method: 'DELETE', url: `/api/v1/auth/passkeys/${item.id}`, headers: user.auth, payload: { passkey: key.assert(await assertionOptions()) } })
+  t.equal(proved.statusCode, 204, 'an assertion of the passkey itself removes it')
   t.equal(await levelOf(sid), null)
   const again = await passwordSignin(user)
   t.same(again, { status: 'success', token: again.token }, 'a password sign-in needs no second factor again')
@@ -168,7 +180,7 @@ t.test('the audit trail: passkey.add and passkey.remove, signin.success for a pa
   t.equal(await anonymousFailures(), failures + 1, 'a refused passkey sign-in: a signin.failure row, of no account (the assertion proved none)')
 
   const [item] = (await app.inject({ url: '/api/v1/auth/passkeys', headers: user.auth })).json().items
-  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/auth/passkeys/${item.id}`, headers: user.auth })).statusCode, 204)
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/auth/passkeys/${item.id}`, headers: user.auth, payload: { passkey: key.assert(await assertionOptions()) } })).statusCode, 204)
   t.same((await kindsOf()).slice(before.length), ['passkey.add', 'signin.success', 'passkey.remove'])
   const removed = await post('/auth/passkeys/signin/verify', { response: key.assert(await assertionOptions()) })
   t.equal(removed.statusCode, 403)

@@ -1,5 +1,6 @@
 // Revocation and streams across two server processes on one PostgreSQL database: a sign-out on A ends
-// the session's stream on B within a second (`event: end`); a revocation whose NOTIFY B never gets
+// the session's stream on B within a second (`event: end`), and a reset by recovery link on A
+// revokes the account's API keys on B within a second; a revocation whose NOTIFY B never gets
 // (triggers off for the transaction, the record written by hand) or sent while B's LISTEN connection
 // was cut is honoured on B within SESSION_RECONCILE_S, its JWT refused and its stream ended. PGlite is
 // embedded in one process, so this runs on PostgreSQL only (the single-process paths:
@@ -12,6 +13,7 @@ import { parseEvents, rawStream, type RawStream } from '../streams/client.ts'
 import { databaseUrl } from '../streams/databases.ts'
 import { seedReportData } from '../reports/seed.ts'
 import { claims, withoutTriggers } from '../accounts/support.ts'
+import { newLinkSecret } from '../../src/services/accounts/link-secrets.ts'
 
 const skip = onPostgres ? false : 'needs PostgreSQL (set TEST_DATABASE_URL): two server processes on one database; PGlite lives inside one process'
 /** SESSION_RECONCILE_S on both instances, and what a revocation without its NOTIFY may take (with room for a loaded machine) */
@@ -88,4 +90,20 @@ t.test('two instances: sign-out, a lost NOTIFY and a cut LISTEN connection all r
     'a deleted user\'s stream on B ends (its session or its report, whichever is heard first)')
   await refusedOn(b, deleted.token, 1000, 'B refuses the deleted user\'s JWT')
   await refusedOn(a, deleted.token, 1000, 'and A')
+
+  // a reset through the recovery link on A: an API key made before it is refused on B within a second
+  const owner = await signedInOn(a, 'reset')
+  const issued = await call(a, 'POST', '/auth/api-keys', owner.auth, { name: 'made before', scopes: ['reports:read'] })
+  t.equal(issued.status, 201)
+  const key = issued.json.key as string
+  t.equal((await call(b, 'GET', '/report', { authorization: `Bearer ${key}` })).status, 200, 'B accepts the key')
+  const { secret, hash } = newLinkSecret()
+  await database.query(`insert into auth_tokens (hash, kind, user_id, expires_at)
+    values ($1, 'recovery', $2, now() + interval '1 hour')`, [hash, claims(owner.token).sub])
+  const reset = await call(a, 'POST', `/auth/recovery/${secret}`, {}, { password: 'a brand new passphrase 42' })
+  t.match(reset.json, { status: 'success', revoked: { apiKeys: 1, webhooks: [] } }, 'the reset on A revoked the key')
+  // the deadline counts from the reset's answer; an API key is refused on /report (/auth/* never takes one)
+  await until(async () => (await call(b, 'GET', '/report', { authorization: `Bearer ${key}` })).status === 401,
+    { timeoutMs: 1000, intervalMs: 20, what: 'B refuses the key within a second of the reset' })
+  t.pass('B refuses the key within a second of the reset')
 })

@@ -89,7 +89,7 @@ t.test('a password change on A ends every session of the user on B too', async (
   t.equal((await refresh(b, other.cookie)).statusCode, 200)
   const secret = await linkSecret(a, userId, 'recovery')
   const reset = await post(a, `/auth/recovery/${secret}`, { password: 'a brand new pass phrase 42' })
-  t.same(reset.json(), { status: 'success' })
+  t.same(reset.json(), { status: 'success', revoked: { apiKeys: 0, webhooks: [] } })
   for (const [what, c, jwt] of [['A\'s session', cookie, token], ['B\'s session', other.cookie, other.token]] as const) {
     await until(async () => (await refresh(b, c)).statusCode === 401, { ...SOON, what: `B to refuse ${what}` })
     t.same((await info(b, jwt)).json(), ACCESS_DENIED, `${what}: cookie and JWT refused on B within 1 s`)

@@ -13,6 +13,6 @@ export function refuseUnproved (outcome: ProofOutcome | { status: 'deleted' }, r
     case 'refused': throw new ProofRefused(outcome.message)
     case 'locked':
       reply.header('retry-after', String(outcome.retryAfter))
-      throw limitRefused('signin-backoff', 'email')
+      throw outcome.limiter === undefined ? limitRefused('signin-backoff', 'email') : limitRefused(outcome.limiter, 'user')
   }
 }

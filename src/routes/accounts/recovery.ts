@@ -2,7 +2,7 @@
 // Form endpoints (docs/architecture.md, HTTP contract): no answer carries a token or a cookie, since recovery never signs in.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, FormResultSchema, PARAM_ERRORS } from '../../../schemas/common.ts'
-import { RecoveryBodySchema, RecoveryHashParamsSchema, RecoveryPasswordBodySchema } from '../../../schemas/auth.ts'
+import { RecoveryBodySchema, RecoveryHashParamsSchema, RecoveryPasswordBodySchema, RecoveryResultSchema } from '../../../schemas/auth.ts'
 import type { Config } from '../../config.ts'
 import { clientOf } from '../../plugins/rate-limit.ts'
 import { normalizeEmail, requestMeta } from './normalize.ts'
@@ -54,12 +54,19 @@ const recoveryRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app
       operationId: 'recoverPassword', security: [],
       tags: ['auth'],
       summary: 'Set a new password with a recovery link (no sign-in: every session of the account ends)',
+      description: 'Unless `keepApiKeys` is true, the reset also revokes every API key of the account and disables every webhook ' +
+        'endpoint, on every instance within a second; the answer\'s `revoked` says what went.',
       params: RecoveryHashParamsSchema,
       body: RecoveryPasswordBodySchema,
-      response: { ...formResponses, ...linkResponses }
+      response: { ...formResponses, ...linkResponses, 200: RecoveryResultSchema }
     },
     config: { form: true }
-  }, async (request) => await recovery.reset(request.params.hash, request.body.password, requestMeta(request)))
+  }, async (request) => {
+    const { password, keepApiKeys } = request.body
+    const outcome = await recovery.reset(request.params.hash, password, requestMeta(request), keepApiKeys === true)
+    if (outcome.status === 'error') return outcome
+    return { status: 'success' as const, revoked: { apiKeys: outcome.revoked.apiKeys.length, webhooks: outcome.revoked.webhooks } }
+  })
 }
 
 export default recoveryRoutes

@@ -5,19 +5,20 @@
 // (no apiKeyScope), and so is a session at level 1 (it has not proved its second factor).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses } from '../../../schemas/common.ts'
-import { TotpConfirmBodySchema, TotpConfirmResultSchema, TotpRemovedSchema, TotpSetupSchema } from '../../../schemas/mfa.ts'
+import { TotpConfirmBodySchema, TotpConfirmResultSchema, TotpRemoveBodySchema, TotpRemovedSchema, TotpSetupSchema } from '../../../schemas/mfa.ts'
 import type { Config } from '../../config.ts'
-import { Conflict, notFound, Unauthorized } from '../../errors.ts'
+import { Conflict, FactorProofRequired, notFound, Unauthorized } from '../../errors.ts'
 import { AUDIT } from '../../services/accounts/audit.ts'
 import { CODE_MESSAGES } from '../../services/accounts/second-factor.ts'
 import { requestMeta } from '../accounts/normalize.ts'
+import { refuseUnproved } from '../accounts/proof-refusal.ts'
 
 const tags = ['auth']
 const security = [{ bearer: [] }]
 const MINUTE = 60_000
 
 const totpRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
-  const { accounts, audit, mfa, credentials } = app.services
+  const { accounts, audit, mfa, credentials, secondFactor } = app.services
   app.addHook('onRequest', app.authenticate)
   // guesses at a pending set-up's first code: a budget per account, as re-authentication has
   const confirmPerAccount = app.limiter({ name: 'mfa-confirm', max: config.rateLimits.signinEmail, timeWindow: 15 * MINUTE, key: (r) => r.user?.id })
@@ -77,15 +78,30 @@ const totpRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { 
       tags, security,
       summary: 'Remove the authenticator app and its recovery codes',
       description: 'A credential change: every other session of the account ends. Without a second factor left the session ' +
-        'has no level any more (the answer\'s token carries none). 404 when no authenticator app is set up or pending.',
+        'has no level any more (the answer\'s token carries none). 404 when no authenticator app is set up or pending. ' +
+        'When it is the account\'s last second factor (no passkey), the body must prove it: `{code}` or `{recoveryCode}` ' +
+        '(403 `removing the last second factor needs a proof by it…` without; a wrong one is 403 too, and counts toward the code budget).',
+      body: TotpRemoveBodySchema,
       response: { 200: TotpRemovedSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 404, 429, 500, 503) }
     },
-    config: { freshProof: true }
-  }, async (request) => {
+    config: { freshProof: true },
+    // every field is optional, so a DELETE without a body is the defaults
+    preValidation: async (request) => { request.body ??= {} }
+  }, async (request, reply) => {
     const { id, sid } = request.user
+    const { code, recoveryCode } = request.body
+    const typed = recoveryCode ?? code
+    // a proof by the factor itself, checked (and its code used up) before anything changes
+    if (typed !== undefined) refuseUnproved(await secondFactor.checkCode(id, typed, recoveryCode !== undefined ? 'recovery' : 'code', requestMeta(request)), reply)
     // a confirmed app removed is a credential change (docs/decisions.md, Credential versions); a
-    // pending set-up is nothing of the kind: the change rolls back and the set-up goes alone
-    const changed = await credentials.change(id, sid, async (tx) => await mfa.removeTotp(id, tx) === 'confirmed' ? true : null)
+    // pending set-up is nothing of the kind: the change rolls back and the set-up goes alone. The
+    // last factor needs its proof, judged in the change's transaction (the user's row locked), so
+    // two removals at once cannot each leave the other as the last one.
+    const changed = await credentials.change(id, sid, async (tx) => {
+      if (await mfa.removeTotp(id, tx) !== 'confirmed') return null
+      if (typed === undefined && !await mfa.hasFactorIn(tx, id)) throw new FactorProofRequired()
+      return true
+    })
     if (changed === null) {
       const removed = await mfa.removeTotp(id)
       if (removed === 'none') throw notFound('no authenticator app is set up')

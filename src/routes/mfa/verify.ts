@@ -1,12 +1,13 @@
 // POST /auth/mfa/verify (docs/decisions.md, Second factors): a session at level 1 proves the second
 // factor with a code of the authenticator app or a recovery code, and moves to level 2. Open to a
 // level-1 session (config.beforeSecondFactor), by Bearer JWT or by the session cookie. A wrong code is
-// a form error on `code` and counts toward the sign-in backoff (src/services/accounts/second-factor.ts).
+// a form error on `code` and counts toward the account's guess budget (src/services/accounts/second-factor.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, FormResultSchema } from '../../../schemas/common.ts'
 import { MfaVerifyBodySchema } from '../../../schemas/mfa.ts'
-import { TooManyRequests, Unauthorized } from '../../errors.ts'
-import { CODE_MESSAGES } from '../../services/accounts/second-factor.ts'
+import { Unauthorized } from '../../errors.ts'
+import { limitRefused } from '../../plugins/refusal-log.ts'
+import { CODE_MESSAGES, SECOND_FACTOR_LIMITER } from '../../services/accounts/second-factor.ts'
 import { requestMeta } from '../accounts/normalize.ts'
 import { bearerOrCookie, completeSecondFactor } from './second-factor.ts'
 import { passkeySecondFactor } from '../passkeys/second-factor.ts'
@@ -26,7 +27,8 @@ const verifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Send `{code}` (the authenticator app\'s 6-digit code; a recovery code is taken here too), `{recoveryCode}`, ' +
         'or `{passkey}` (the answer to POST /auth/passkeys/signin/options of one of the account\'s passkeys; a refused one is a form error on `passkey`). ' +
         'A Bearer JWT or the session cookie. The answer is a new JWT of the same session with `aal: 2`; a wrong code is ' +
-        'a form error on `code` and counts toward the sign-in backoff (429 with Retry-After once locked).',
+        'a form error on `code` and counts toward the account\'s budget of 10 wrong codes per 15 minutes, which no sign-in resets ' +
+        '(429 with Retry-After once spent).',
       body: MfaVerifyBodySchema,
       response: { 200: FormResultSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
     },
@@ -44,7 +46,7 @@ const verifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       case 'refused': return codeError(outcome.message)
       case 'locked':
         reply.header('retry-after', String(outcome.retryAfter))
-        throw new TooManyRequests()
+        throw limitRefused(SECOND_FACTOR_LIMITER, 'user')
     }
     return { status: 'success' as const, token: await completeSecondFactor(app, request) }
   })

@@ -5,8 +5,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { BODY_ERRORS, errorResponses, IdParamsSchema, PARAM_ERRORS } from '../../../schemas/common.ts'
-import { PasskeyListSchema, RegisterPasskeyBodySchema, RegistrationOptionsSchema, PasskeySchema } from '../../../schemas/passkeys.ts'
-import { BadRequest, Conflict, notFound, Unauthorized } from '../../errors.ts'
+import { PasskeyListSchema, PasskeyRemoveBodySchema, RegisterPasskeyBodySchema, RegistrationOptionsSchema, PasskeySchema } from '../../../schemas/passkeys.ts'
+import { BadRequest, Conflict, FactorProofRequired, notFound, ProofRefused, Unauthorized } from '../../errors.ts'
 import { PASSKEY_MESSAGES, type PasskeyListing } from '../../services/passkeys/index.ts'
 import { AUDIT } from '../../services/accounts/audit.ts'
 import { requestMeta } from '../accounts/normalize.ts'
@@ -74,14 +74,31 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'removePasskey',
       tags, security,
       summary: "Remove a passkey: every other session of the account ends; 404 for an unknown id or another user's",
+      description: 'When it is the account\'s last second factor (no other passkey, no authenticator app), the body must prove it: ' +
+        '`{passkey}`, an assertion of this passkey answering POST /auth/passkeys/signin/options (403 without, or for another passkey\'s).',
       params: IdParamsSchema,
+      body: PasskeyRemoveBodySchema,
       response: { 204: Type.Null(), ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 403, 404, 429, 500, 503) }
     },
-    config: { freshProof: true }
+    config: { freshProof: true },
+    // every field is optional, so a DELETE without a body is the defaults
+    preValidation: async (request) => { request.body ??= {} }
   }, async (request, reply) => {
     const { id: userId, sid } = request.user
-    // a factor removed is a credential change: every other session of the account ends
-    const changed = await credentials.change(userId, sid, (tx) => passkeys.removeWith(tx, userId, request.params.id))
+    const assertion = request.body.passkey
+    if (assertion !== undefined) {
+      // a proof by the passkey itself: an assertion of this very one
+      const checked = await passkeys.verifyAssertion(assertion, userId)
+      if (!checked.ok) throw new ProofRefused(checked.message)
+      if (checked.passkeyId !== request.params.id) throw new ProofRefused(PASSKEY_MESSAGES.notThisOne)
+    }
+    // a factor removed is a credential change: every other session of the account ends. The last
+    // factor needs its proof, judged in the change's transaction (the user's row locked).
+    const changed = await credentials.change(userId, sid, async (tx) => {
+      const removed = await passkeys.removeWith(tx, userId, request.params.id)
+      if (removed && assertion === undefined && !await mfa.hasFactorIn(tx, userId)) throw new FactorProofRequired()
+      return removed
+    })
     if (!changed) throw notFound()
     // GET /auth/info counts the passkeys: this process's view now, the others by the table's trigger
     app.accountChanges.changed(userId)

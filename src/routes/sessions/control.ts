@@ -2,7 +2,7 @@
 // a session revokes its JWTs on every instance (src/services/sessions/control.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, PARAM_ERRORS, SuccessSchema } from '../../../schemas/common.ts'
-import { SessionIdParamsSchema, SessionListSchema } from '../../../schemas/auth.ts'
+import { EndSessionsBodySchema, EndSessionsResultSchema, SessionIdParamsSchema, SessionListSchema } from '../../../schemas/auth.ts'
 import { notFound } from '../../errors.ts'
 import { AUDIT } from '../../services/accounts/audit.ts'
 import { COOKIE_PATH, SESSION_COOKIE } from '../../plugins/session-cookie.ts'
@@ -13,7 +13,7 @@ const tags = ['auth']
 const security = [{ bearer: [] }]
 
 const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { audit, sessionControl } = app.services
+  const { audit, sessionControl, accessCutOff } = app.services
   app.addHook('onRequest', app.authenticate)
   // only to clear the cookie of a session that ends itself
   await app.register(app.cookieReader)
@@ -58,14 +58,21 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'endOtherSessions',
       tags, security,
       summary: 'End every session of the user but the current one',
-      response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
+      description: 'With `{apiKeys: true}`, also revoke every API key of the account and disable every webhook endpoint, ' +
+        'on every instance within a second; the answer\'s `revoked` says what went.',
+      body: EndSessionsBodySchema,
+      response: { 200: EndSessionsResultSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
     },
-    config: { freshProof: true }
+    config: { freshProof: true },
+    // every field is optional, so a DELETE without a body is the defaults
+    preValidation: async (request) => { request.body ??= {} }
   }, async (request) => {
-    if (await sessionControl.endOthers(request.user.id, request.user.sid) > 0) {
-      await audit.record(AUDIT.sessionEnd, request.user.id, requestMeta(request))
-    }
-    return { status: 'success' as const }
+    const { id, sid } = request.user
+    const meta = requestMeta(request)
+    if (await sessionControl.endOthers(id, sid) > 0) await audit.record(AUDIT.sessionEnd, id, meta)
+    if (request.body.apiKeys !== true) return { status: 'success' as const }
+    const cut = await accessCutOff.now(id, meta)
+    return { status: 'success' as const, revoked: { apiKeys: cut.apiKeys.length, webhooks: cut.webhooks } }
   })
 }
 

@@ -30,7 +30,11 @@ export const AUDIT = {
   passkeyRemoved: 'passkey.remove',
   // an operator removed every second factor of an account after proving its owner's identity out of
   // band (docs/operations.md, Lost second factors); the row has no IP address or User-Agent
-  mfaFactorsRemoved: 'mfa.factors.removed'
+  mfaFactorsRemoved: 'mfa.factors.removed',
+  // an account's programs cut off (./cut-off.ts): one row per API key revoked, one per webhook
+  // endpoint disabled, beside the row of what called for it
+  apiKeyRevoke: 'apikey.revoke',
+  webhookDisable: 'webhook.disable'
 } as const
 
 export interface RequestMeta { ip: string, userAgent?: string }

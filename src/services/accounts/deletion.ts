@@ -6,7 +6,7 @@
 // before anything is deleted; the Stripe customer stays in Stripe for accounting, unlinked. The
 // audit trail keeps one `account.deleted` row with a keyed hash of the address, never the address,
 // and the user's earlier rows lose their IP address and User-Agent (docs/decisions.md, Audit trail).
-import { and, eq, isNull, notInArray } from 'drizzle-orm'
+import { and, eq, inArray, isNull, notInArray } from 'drizzle-orm'
 import Stripe from 'stripe'
 import type { Database } from '../../db/client.ts'
 import { sessions, signinFailures, subscriptions, users } from '../../db/schema.ts'
@@ -16,6 +16,7 @@ import type { OwnerProof, OwnerProofService, ProofOutcome } from './owner-proof.
 import { stripeClientOptions, type BillingConfig } from '../billing/stripe.ts'
 import { FINAL_STATUSES } from '../billing/subscription-state.ts'
 import type { AccountChanges } from './changes.ts'
+import { codeBudgetKey } from './code-budget.ts'
 
 export type DeletionOutcome = { status: 'deleted' } | Exclude<ProofOutcome, { status: 'proved' }>
 
@@ -75,7 +76,7 @@ export function createAccountDeletionService (deps: Deps) {
           .where(and(eq(sessions.userId, userId), isNull(sessions.endedAt)))
           .returning({ publicId: sessions.publicId })
         await deps.audit.recordDeletion(tx, userId, deps.emailHasher.hash(user.email))
-        await tx.delete(signinFailures).where(eq(signinFailures.email, user.email))
+        await tx.delete(signinFailures).where(inArray(signinFailures.email, [user.email, codeBudgetKey(userId)]))
         await tx.delete(users).where(eq(users.id, userId))
         return rows.map((r) => r.publicId)
       })

@@ -244,11 +244,7 @@ export function createAccountService (deps: Deps) {
     },
 
     /** what GET /auth/info shows, from memory while the account is unchanged */
-    info: (userId: string) => infoView.get(userId),
-
-    /** the sign-in's backoff, for the second factor's codes (./second-factor.ts) */
-    claimAttempt,
-    async clearAttempts (email: string): Promise<void> { await clearFailures.execute({ email }) }
+    info: (userId: string) => infoView.get(userId)
   }
 }
 

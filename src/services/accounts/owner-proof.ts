@@ -27,7 +27,8 @@ export type ProofOutcome =
   | { status: 'unknown' }
   | { status: 'missing-proof' }
   | { status: 'refused', message: string }
-  | { status: 'locked', retryAfter: number }
+  /** limiter: the limit that refused it when not the sign-in's backoff (the second factor's guess budget) */
+  | { status: 'locked', retryAfter: number, limiter?: 'second-factor' }
 
 export const PROOF_MESSAGES = {
   missing: 'send the password, or clientId and credential for an account without one',

@@ -2,9 +2,9 @@
 // is checked by the sign-in's own check (the same per-address backoff, the same failure audit), so a
 // stolen JWT buys no faster guessing than the sign-in form; a success ends every other session and
 // tells the mailbox.
-import { eq } from 'drizzle-orm'
+import { and, eq, gt, isNull, or, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { users } from '../../db/schema.ts'
+import { apiKeys, users, webhookEndpoints } from '../../db/schema.ts'
 import type { FieldError } from '../../../schemas/common.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
 import type { SigninOutcome } from './index.ts'
@@ -42,6 +42,20 @@ export function createPasswordChangeService (deps: Deps) {
   const db = deps.database.db
   const fail = (message: string): PasswordChangeOutcome => ({ status: 'error', fieldError: { field: 'password', message } })
 
+  // A change made knowing the old password keeps the account's programs (docs/decisions.md,
+  // Recovery cuts off an intruder); the notice lists them, so that one the owner did not make is seen.
+  async function keptAccess (userId: string): Promise<string> {
+    const [keys, endpoints] = await Promise.all([
+      db.select({ name: apiKeys.name, prefix: apiKeys.prefix }).from(apiKeys)
+        .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql`now()`)))),
+      db.select({ url: webhookEndpoints.url }).from(webhookEndpoints)
+        .where(and(eq(webhookEndpoints.userId, userId), isNull(webhookEndpoints.disabledAt)))
+    ])
+    if (!keys.length && !endpoints.length) return ''
+    const lines = [...keys.map((k) => `- API key "${k.name}" (pir_${k.prefix}_…)`), ...endpoints.map((e) => `- webhook endpoint ${e.url}`)]
+    return `These keep working:\n${lines.join('\n')}\n\n`
+  }
+
   return {
     /** change the password of `userId` from its session `publicId` */
     async change (userId: string, publicId: string, body: { currentPassword: string, newPassword: string }, meta: RequestMeta): Promise<PasswordChangeOutcome> {
@@ -72,7 +86,9 @@ export function createPasswordChangeService (deps: Deps) {
         to: user.email,
         subject: 'Your password was changed',
         text: 'The password of your Profile Interest Reports account was just changed, and every other session of the account was signed out.\n\n' +
-          'If it was not you, reset your password now with "Forgot password" on the sign-in page: that signs everyone out again.\n'
+          await keptAccess(userId) +
+          'If it was not you, reset your password now with "Forgot password" on the sign-in page: that signs everyone out again, ' +
+          'and revokes the API keys and disables the webhook endpoints.\n'
       })
       return { status: 'success' }
     }

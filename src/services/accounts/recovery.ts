@@ -10,11 +10,14 @@ import type { MailService } from './mail.ts'
 import type { PasswordService } from './passwords.ts'
 import type { AccountChanges } from './changes.ts'
 import type { CredentialChanges } from '../sessions/credential-change.ts'
+import { NOTHING_CUT, type AccessCutOff, type CutOff } from './cut-off.ts'
 
 export const RECOVERY_TTL_MS = 3600 * 1000
 export const INVALID_LINK = 'This link is invalid or has expired'
 
 export type RecoveryOutcome = { status: 'success' } | { status: 'error', fieldError: FieldError }
+/** a reset's answer: what it revoked and disabled, unless the person kept them */
+export type ResetOutcome = { status: 'success', revoked: CutOff } | { status: 'error', fieldError: FieldError }
 
 interface Deps {
   database: Database
@@ -23,6 +26,8 @@ interface Deps {
   audit: AuditService
   /** a reset is a credential change: it ends every session of the account (src/services/sessions/credential-change.ts) */
   changeCredential: CredentialChanges['change']
+  /** a reset cuts the account's programs off, in its own transaction (./cut-off.ts) */
+  cutOff: Pick<AccessCutOff, 'within' | 'settle'>
   /** told when a user's account changes here (src/services/accounts/changes.ts) */
   accountChanges: Pick<AccountChanges, 'changed'>
   publicUrl: string
@@ -33,7 +38,7 @@ export function createRecoveryService (deps: Deps) {
   const { database, passwords } = deps
   const db = database.db
   const now = deps.now ?? Date.now
-  const invalidLink: RecoveryOutcome = { status: 'error', fieldError: { field: 'password', message: INVALID_LINK } }
+  const invalidLink: { status: 'error', fieldError: FieldError } = { status: 'error', fieldError: { field: 'password', message: INVALID_LINK } }
 
   function recoveryMail (to: string, secret: string) {
     const link = `${deps.publicUrl}/recovery/${secret}`
@@ -82,7 +87,11 @@ export function createRecoveryService (deps: Deps) {
       return await linkOwner(secret) ? { status: 'success' } : invalidLink
     },
 
-    async reset (secret: string, password: string, meta: RequestMeta): Promise<RecoveryOutcome> {
+    /**
+     * keepApiKeys: the person asked to keep the account's API keys and webhook endpoints; otherwise
+     * the reset revokes every key and disables every endpoint, in its own transaction.
+     */
+    async reset (secret: string, password: string, meta: RequestMeta, keepApiKeys = false): Promise<ResetOutcome> {
       const owner = await linkOwner(secret)
       if (!owner) return invalidLink
       const weak = passwords.policy(password, owner.email)
@@ -110,16 +119,18 @@ export function createRecoveryService (deps: Deps) {
           .where(eq(users.id, used.userId))
         await tx.update(authTokens).set({ usedAt: at })
           .where(and(eq(authTokens.userId, used.userId), eq(authTokens.kind, 'recovery'), isNull(authTokens.usedAt)))
-        return used.userId
+        const cut = keepApiKeys ? NOTHING_CUT : await deps.cutOff.within(tx, used.userId)
+        return { userId: used.userId, cut }
       })
       if (!changed) return invalidLink
-      const userId = changed.value
+      const { userId, cut } = changed.value
       deps.accountChanges.changed(userId)
 
       // The owner has just proven the mailbox: a sign-in backoff built up by someone else ends here.
       await db.delete(signinFailures).where(eq(signinFailures.email, owner.email))
       await deps.audit.record(AUDIT.passwordReset, userId, meta)
-      return { status: 'success' }
+      await deps.cutOff.settle(userId, cut, meta)
+      return { status: 'success', revoked: cut }
     }
   }
 }

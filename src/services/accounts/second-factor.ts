@@ -1,12 +1,13 @@
 // The second factor's check as a proof of the owner (docs/decisions.md, Second factors): a TOTP code
 // or a recovery code, for POST /auth/mfa/verify (a level-1 session moves to level 2) and for
-// POST /auth/reauthenticate. It goes through the sign-in's per-address backoff: the attempt is
-// claimed before the code is checked, a wrong code stays counted as a failed sign-in would, and a
-// right one clears the address's failures. A guesser holding a stolen password therefore gets as few
-// tries at the code as at the password.
+// POST /auth/reauthenticate. It goes through the account's own guess budget (./code-budget.ts): the
+// attempt is claimed before the code is checked and a wrong code stays counted, 10 per 15 minutes
+// whatever happens between them. A password sign-in never clears it, so a guesser holding a stolen
+// password gets no more tries at the code by signing in again.
 import { eq } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
 import { users } from '../../db/schema.ts'
+import type { CodeBudget } from './code-budget.ts'
 import type { MfaService } from '../mfa/index.ts'
 import { looksLikeTotp } from '../mfa/totp.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
@@ -18,6 +19,9 @@ export const CODE_MESSAGES = {
   noTotp: 'This account has no authenticator app: prove it is you another way'
 } as const
 
+/** the name its lockouts are logged under (src/plugins/refusal-log.ts), counting per user */
+export const SECOND_FACTOR_LIMITER = 'second-factor'
+
 /** 'code': a TOTP code, or a recovery code typed in its place; 'recovery': a recovery code only */
 export type CodeKind = 'code' | 'recovery'
 
@@ -25,9 +29,8 @@ export interface SecondFactorDeps {
   database: Database
   mfa: Pick<MfaService, 'hasTotp' | 'useTotpCode' | 'useRecoveryCode'>
   audit: AuditService
-  /** the sign-in's backoff (src/services/accounts/index.ts): 0 when the attempt may go on, else seconds to wait */
-  claimAttempt: (email: string) => Promise<number>
-  clearAttempts: (email: string) => Promise<void>
+  /** the account's budget of wrong codes */
+  budget: CodeBudget
 }
 
 export function createSecondFactorCheck (deps: SecondFactorDeps) {
@@ -35,11 +38,11 @@ export function createSecondFactorCheck (deps: SecondFactorDeps) {
   return {
     /** whether `typed` is a code of the account's TOTP or one of its unused recovery codes (used up if so) */
     async checkCode (userId: string, typed: string, kind: CodeKind, meta: RequestMeta): Promise<ProofOutcome> {
-      const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId))
+      const [user] = await db.select({ id: users.id }).from(users).where(eq(users.id, userId))
       if (!user) return { status: 'unknown' }
       if (!await deps.mfa.hasTotp(userId)) return { status: 'refused', message: CODE_MESSAGES.noTotp }
-      const retryAfter = await deps.claimAttempt(user.email)
-      if (retryAfter > 0) return { status: 'locked', retryAfter }
+      const retryAfter = await deps.budget.claim(userId)
+      if (retryAfter > 0) return { status: 'locked', retryAfter, limiter: SECOND_FACTOR_LIMITER }
       const proved = kind === 'code' && looksLikeTotp(typed)
         ? await deps.mfa.useTotpCode(userId, typed)
         : await deps.mfa.useRecoveryCode(userId, typed)
@@ -47,7 +50,7 @@ export function createSecondFactorCheck (deps: SecondFactorDeps) {
         await deps.audit.record(AUDIT.mfaVerifyFailure, userId, meta)
         return { status: 'refused', message: CODE_MESSAGES.wrong }
       }
-      await Promise.all([deps.clearAttempts(user.email), deps.audit.record(AUDIT.mfaVerifySuccess, userId, meta)])
+      await Promise.all([deps.budget.release(userId), deps.audit.record(AUDIT.mfaVerifySuccess, userId, meta)])
       return { status: 'proved' }
     }
   }

@@ -68,6 +68,14 @@ export function createMfaService (deps: MfaServiceDeps) {
   return {
     hasFactor,
 
+    /** hasFactor in the transaction `tx` (a credential change removing one) */
+    async hasFactorIn (tx: Db, userId: string): Promise<boolean> {
+      const [totp] = await tx.select({ userId: mfaTotp.userId }).from(mfaTotp).where(confirmedTotp(userId)).limit(1)
+      if (totp) return true
+      const [passkey] = await tx.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.userId, userId)).limit(1)
+      return passkey !== undefined
+    },
+
     /** the level a sign-in of this account starts at: 1 with a second factor, none (undefined) without */
     async signinLevel (userId: string): Promise<1 | undefined> {
       return await hasFactor(userId) ? 1 : undefined

@@ -44,7 +44,8 @@ export const PASSKEY_MESSAGES = {
   registered: 'this passkey is registered already',
   tooMany: `at most ${MAX_PASSKEYS} passkeys per account`,
   refused: 'the passkey was not accepted',
-  notYours: 'this passkey is not one of this account'
+  notYours: 'this passkey is not one of this account',
+  notThisOne: 'the assertion is of another passkey: removing this one needs an assertion of it'
 } as const
 
 export interface PasskeyServiceDeps {

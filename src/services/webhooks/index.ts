@@ -43,7 +43,7 @@ export function createWebhookService (deps: WebhookServiceDeps) {
   }
 
   function enabled (endpoint: { disabledAt: Date | null }) {
-    if (endpoint.disabledAt !== null) throw new Conflict('the webhook is disabled (it answered 410 Gone); delete it and create it again')
+    if (endpoint.disabledAt !== null) throw new Conflict('the webhook is disabled (it answered 410 Gone, or the account\'s password was reset); delete it and create it again')
   }
 
   return {
