@@ -14,7 +14,7 @@ import { checkFormats, checkLifetimes, checkStripe, list, metricsPortOf, retrySc
 // The compiled build (dist/, which every `:prod` command runs) is the production build: there an
 // unset NODE_ENV means production, so that a release step whose environment was lost refuses to run
 // (production wants DATABASE_URL) instead of making an embedded database inside the release tree.
-// src/ run by tsx keeps development as the default (docs/operations.md, Production commands).
+// src/ run by tsx keeps development as the default (docs/operations.md, Deploy).
 const COMPILED = import.meta.url.endsWith('.js')
 
 /** the process's variables over the working directory's `.env` (src/config/environment.ts) */

@@ -3,7 +3,7 @@
 // `npm run start:prod` (systemd's default for such a unit) reaches node directly and again through
 // npm, which forwards what it gets; an orchestrator may repeat it too. A repeated SIGTERM is the same
 // request, so the drain runs to its end; a second SIGINT (a person pressing Ctrl-C again), or any
-// other second signal, still ends the process at once (docs/operations.md, Stopping).
+// other second signal, still ends the process at once (docs/operations.md, Health and shutdown).
 import closeWithGrace from 'close-with-grace'
 
 export interface StopRequest { signal?: string, err?: Error }
