@@ -11,9 +11,16 @@ import { parseEnv } from './config/parse-env.ts'
 import { productionProblems } from './config/production.ts'
 import { checkFormats, checkLifetimes, checkStripe, list, metricsPortOf, retrySchedule } from './config/well-formed.ts'
 
+// The compiled build (dist/, which every `:prod` command runs) is the production build: there an
+// unset NODE_ENV means production, so that a release step whose environment was lost refuses to run
+// (production wants DATABASE_URL) instead of making an embedded database inside the release tree.
+// src/ run by tsx keeps development as the default (docs/operations.md, Deploy).
+const COMPILED = import.meta.url.endsWith('.js')
+
 /** the process's variables over the working directory's `.env` (src/config/environment.ts) */
-export function environment (env: Source = process.env, file = join(process.cwd(), '.env')): Record<string, string> {
-  return withDotEnv(env, file)
+export function environment (env: Source = process.env, file = join(process.cwd(), '.env'), compiled = COMPILED): Record<string, string> {
+  const merged = withDotEnv(env, file)
+  return compiled && merged.NODE_ENV === undefined ? { ...merged, NODE_ENV: 'production' } : merged
 }
 
 // The test suite's database choice, read here so that nothing else touches process.env.

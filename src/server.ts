@@ -1,9 +1,9 @@
-// Entry point: config -> buildApp -> listen (HTTPS with HTTP/2 and HTTP/1.1 by ALPN), close-with-grace.
-import closeWithGrace from 'close-with-grace'
+// Entry point: config -> buildApp -> listen (HTTPS with HTTP/2 and HTTP/1.1 by ALPN), close-with-grace (src/stop-signals.ts).
 import { loadConfig, type Config } from './config.ts'
 import { ownerOnlyFiles } from './data-dir.ts'
 import { ConfigError, EmbeddedDatabaseInUse } from './errors.ts'
 import { loadTls, type TlsMaterial } from './tls.ts'
+import { onStop } from './stop-signals.ts'
 import type { MetricsListener } from './startup.ts'
 
 // everything this process creates (under DATA_DIR and elsewhere) is owner-only (src/data-dir.ts)
@@ -51,11 +51,12 @@ let metricsListener: MetricsListener | null = null
 
 // SIGTERM is how an orchestrator or a balancer's host stops an instance (docker stop, Kubernetes,
 // systemd): readiness answers 503 for SHUTDOWN_READY_DELAY_S while every request is still served,
-// so that a balancer polling it stops sending here before the listener closes. SIGINT is a person
-// at a terminal (Ctrl-C), and an error means the process cannot be trusted to serve: both close at
-// once. The close itself keeps its 10 s on top of the delay.
+// so that a balancer polling it stops sending here before the listener closes; a repeated SIGTERM
+// changes nothing (src/stop-signals.ts). SIGINT is a person at a terminal (Ctrl-C), and an error
+// means the process cannot be trusted to serve: both close at once. The close itself keeps its 10 s
+// on top of the delay.
 const readyDelayMs = config.shutdownReadyDelayS * 1000
-closeWithGrace({ delay: readyDelayMs + 10_000 }, async ({ signal, err }) => {
+onStop(readyDelayMs + 10_000, app.log, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'shutting down after an error')
   else app.log.info({ signal }, 'shutting down')
   if (signal === 'SIGTERM' && readyDelayMs > 0) {

@@ -1194,7 +1194,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a webhook.test event to the endpoint (409 when it is disabled)
+         * Send a webhook.test event to the endpoint (409 when it is disabled; at most 5 a minute per endpoint, 429 with Retry-After past that)
          * @description An API key needs the scope `webhooks`.
          */
         post: operations["sendWebhookTest"];

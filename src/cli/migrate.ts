@@ -1,8 +1,11 @@
-// npm run db:migrate: apply the migrations in drizzle/ to DATABASE_URL (or the embedded database).
-// It reads the database settings alone (the release step needs no mail, CAPTCHA or signing secrets),
-// and checks them before the database modules load: a wrong setting is answered at once.
+// npm run db:migrate: apply the migrations in drizzle/ to DATABASE_URL (or the embedded database),
+// and on PostgreSQL create the job queue's schema and queues, so that the processes a deploy starts
+// together after it find them made (src/jobs/queue.ts). It reads the database settings alone (the
+// release step needs no mail, CAPTCHA or signing secrets), and checks them before the database
+// modules load: a wrong setting is answered at once.
 import { loadDatabaseConfig } from '../config.ts'
 import { ConfigError } from '../errors.ts'
+import { EnvSchema } from '../../schemas/env.ts'
 
 let config: ReturnType<typeof loadDatabaseConfig>
 try {
@@ -14,5 +17,11 @@ try {
 // while a server owns the embedded database this goes through it (src/cli/open-database.ts)
 const { openForCommand } = await import('./open-database.ts')
 const database = await openForCommand(config, 'npm run db:migrate')
+if (config.databaseUrl) {
+  const { prepareQueue } = await import('../jobs/queue.ts')
+  // each job carries its own settings (src/jobs/queue.ts): a queue made here holds the defaults only
+  const defaults = { jobExpireSeconds: EnvSchema.properties.REPORT_JOB_EXPIRE_S.default, maintenanceSeconds: EnvSchema.properties.QUEUE_MAINTENANCE_S.default }
+  await prepareQueue(database, defaults, { warn: (o, m) => console.error(m, JSON.stringify(o)) })
+}
 await database.close()
 console.log(`migrations applied to ${config.databaseUrl ? 'PostgreSQL' : 'the embedded database'}`)

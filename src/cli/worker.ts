@@ -1,6 +1,5 @@
 // npm run worker: a report-generation, webhook-delivery, alert and alert-digest worker process without an HTTP listener (docs/operations.md, Scale-out on PostgreSQL).
 // WORKERS sets how many jobs it runs at once (at least 1 here).
-import closeWithGrace from 'close-with-grace'
 import pino from 'pino'
 import { loadConfig, type Config } from '../config.ts'
 import { ConfigError } from '../errors.ts'
@@ -17,6 +16,7 @@ import { startAlertLoop } from '../jobs/alerts.ts'
 import { createReportGenerator } from '../services/reports/generation.ts'
 import { createMetrics } from '../services/operability/metrics.ts'
 import { serveMetrics } from '../startup.ts'
+import { onStop } from '../stop-signals.ts'
 
 let config: Config
 try {
@@ -49,7 +49,8 @@ const digests = startDigestLoop(createAlertDigest({
 const metricsListener = metrics ? await serveMetrics(metrics, { host: config.metricsHost, port: config.metricsPort!, log }) : null
 log.info({ workers: count }, 'report worker started')
 
-closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+// a repeated SIGTERM changes nothing (src/stop-signals.ts)
+onStop(10_000, log, async ({ signal, err }) => {
   if (err) log.error({ err }, 'worker stopping after an error')
   else log.info({ signal }, 'worker stopping')
   await Promise.all([boss.stop({ graceful: true, wait: true, timeout: 8000 }), deliveries.stop(), alerts.stop(), digests.stop()])

@@ -2,6 +2,7 @@
 // a small executeSql adapter, so the same queue runs on PostgreSQL and on embedded PGlite
 // (multi-statement SQL without parameters goes to exec, the rest to query).
 import { createRequire } from 'node:module'
+import { setTimeout as sleep } from 'node:timers/promises'
 import PgBoss from 'pg-boss'
 import { isDatabaseDown, type Database } from '../db/client.ts'
 import type { ReportQueue } from '../services/reports/index.ts'
@@ -43,7 +44,8 @@ function adapter (database: Database, log: Log) {
       // on a pooled connection. pg-boss's own BEGIN … COMMIT is taken off and the rest runs in
       // sql.begin, not on a reserve()d connection: postgres.js 3.4 puts a reserved connection whose
       // backend died back into its pool, and the next write on it throws outside any promise and
-      // ends the process (porsager/postgres#1208; docs/reliability.md, Chaos run).
+      // ends the process (porsager/postgres#1208; docs/reliability.md, Chaos run). A statement that
+      // fails inside rolls the whole transaction back, so no lock outlives it.
       const body = OWN_TRANSACTION.exec(text)?.[1] ?? text
       const result = await database.sql!.begin(async (tx) => await tx.unsafe(body).simple())
       const last = Array.isArray(result) && Array.isArray(result[result.length - 1]) ? result[result.length - 1] : result
@@ -64,20 +66,67 @@ function adapter (database: Database, log: Log) {
   }
 }
 
-export async function startQueue (database: Database, opts: QueueOptions, log: Log): Promise<PgBoss> {
+// Processes started at once on a fresh database (two web instances and a worker after the migration
+// step) each create the queue's schema and queues; PostgreSQL may then answer one of them with a
+// deadlock or a duplicate object. The work is the same for every process and safe to repeat, so the
+// loser waits a moment and tries again, finding it done.
+const RACE_CODES = new Set(['40P01', '23505', '42P07', '42710'])
+const RACE_ATTEMPTS = 6
+
+async function retryingRaces<T> (what: string, log: Log, work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work()
+    } catch (err) {
+      if (attempt >= RACE_ATTEMPTS || !RACE_CODES.has((err as { code?: string }).code ?? '')) throw err
+      log.warn({ err: { message: (err as Error).message }, attempt }, `${what} raced another process's; trying again`)
+      await sleep(100 * attempt + Math.floor(Math.random() * 200))
+    }
+  }
+}
+
+/** the report queues, created when missing (an existing queue is left as it is) */
+async function createQueues (boss: PgBoss, opts: QueueOptions, log: Log): Promise<void> {
+  await retryingRaces('creating the report queues', log, async () => {
+    if (!await boss.getQueue(FAILED_QUEUE)) await boss.createQueue(FAILED_QUEUE)
+    if (!await boss.getQueue(GENERATE_QUEUE)) await boss.createQueue(GENERATE_QUEUE, { name: GENERATE_QUEUE, ...jobOptions(opts), deadLetter: FAILED_QUEUE })
+  })
+}
+
+function newBoss (database: Database, opts: QueueOptions, log: Log, run: boolean): PgBoss {
   const boss = new PgBoss({
     db: adapter(database, log),
     schema: SCHEMA,
     schedule: false,
-    supervise: true,
-    maintenanceIntervalSeconds: opts.maintenanceSeconds,
-    monitorStateIntervalSeconds: Math.max(opts.maintenanceSeconds, 10)
+    supervise: run,
+    ...(run ? { maintenanceIntervalSeconds: opts.maintenanceSeconds, monitorStateIntervalSeconds: Math.max(opts.maintenanceSeconds, 10) } : {})
   })
   boss.on('error', (err: Error) => log.warn({ err: { message: err.message } }, 'queue error'))
-  await boss.start()
-  await boss.createQueue(FAILED_QUEUE)
-  await boss.createQueue(GENERATE_QUEUE, { name: GENERATE_QUEUE, ...jobOptions(opts), deadLetter: FAILED_QUEUE })
   return boss
+}
+
+/** the queue's schema, created or brought up to date by a PgBoss that has not started (a lost race: a new one tries again) */
+async function startBoss (database: Database, opts: QueueOptions, log: Log, run: boolean): Promise<PgBoss> {
+  return await retryingRaces('installing the queue\'s schema', log, async () => await newBoss(database, opts, log, run).start())
+}
+
+export async function startQueue (database: Database, opts: QueueOptions, log: Log): Promise<PgBoss> {
+  const boss = await startBoss(database, opts, log, true)
+  await createQueues(boss, opts, log)
+  return boss
+}
+
+/**
+ * The migration step's part (npm run db:migrate): the queue's schema and the report queues, so that
+ * the processes started after it find them made and race on nothing.
+ */
+export async function prepareQueue (database: Database, opts: QueueOptions, log: Log): Promise<void> {
+  const boss = await startBoss(database, opts, log, false)
+  try {
+    await createQueues(boss, opts, log)
+  } finally {
+    await boss.stop({ graceful: false, wait: true, close: false })
+  }
 }
 
 export function reportQueue (boss: PgBoss, opts: QueueOptions): ReportQueue {

@@ -14,7 +14,7 @@ export const LEASE_MS = ATTEMPT_TIMEOUT_MS + 15_000
 export interface DeliveryLoopOptions {
   /** config.webhooks */
   webhooks: { retryScheduleS: number[], allowPrivate: boolean }
-  /** attempts in flight at once in this process */
+  /** attempts in flight at once in this process (SENDERS) */
   concurrency?: number
   /** how often the table is looked at for due deliveries, in ms */
   pollMs?: number
@@ -27,26 +27,56 @@ export function deliverer (database: Database, opts: DeliveryLoopOptions): Deliv
   return createDeliverer({ database, post, retryScheduleS, leaseMs: LEASE_MS, log: opts.log })
 }
 
-/** start the loop; stop() ends it and waits for the attempts in flight (at most `waitMs`; an abandoned one is retried after its lease) */
+/** attempts in flight at once in one process, unless told */
+export const SENDERS = 8
+/** attempts in flight at once to one endpoint, from one process */
+export const PER_ENDPOINT = 1
+/** the share of a process's senders one account may hold: a quarter (at least 1) */
+export const perAccountShare = (senders: number): number => Math.max(1, Math.floor(senders / 4))
+
+/**
+ * Start the loop; stop() ends it and waits for the attempts in flight (at most `waitMs`; an
+ * abandoned one is retried after its lease). Fair by account and endpoint (docs/decisions.md,
+ * Webhooks): one attempt at a time per endpoint and a quarter of the senders per account, so that an
+ * account whose endpoints hang for the whole 15 s deadline holds its own share and nothing more. An
+ * attempt that ends makes room at once (the loop looks again without waiting for the next poll).
+ */
 export function startDeliveryLoop (database: Database, opts: DeliveryLoopOptions): { stop: (waitMs?: number) => Promise<void> } {
   const d = deliverer(database, opts)
-  const concurrency = opts.concurrency ?? 8
+  const concurrency = opts.concurrency ?? SENDERS
+  const perAccount = perAccountShare(concurrency)
   const pollMs = opts.pollMs ?? 500
   const inFlight = new Set<Promise<unknown>>()
+  const busyEndpoints = new Map<string, number>()
+  const busyAccounts = new Map<string, number>()
+  const add = (m: Map<string, number>, key: string, by: number) => {
+    const n = (m.get(key) ?? 0) + by
+    if (n > 0) m.set(key, n)
+    else m.delete(key)
+  }
   let stopped = false
   let timer: NodeJS.Timeout | undefined
   let current: Promise<void> = Promise.resolve()
+  let again = false
 
   async function tick () {
     const room = concurrency - inFlight.size
     if (room <= 0) return
     try {
-      const claimed = await d.claim(room)
+      const full = [...busyEndpoints].filter(([, n]) => n >= PER_ENDPOINT).map(([id]) => id)
+      const claimed = await d.claim(room, { busyEndpoints: full, busyAccounts: new Map(busyAccounts), perAccount })
       for (const delivery of claimed) {
+        add(busyEndpoints, delivery.endpoint_id, 1)
+        add(busyAccounts, delivery.user_id, 1)
         const p = d.attempt(delivery).catch((err: Error) => {
           // the outcome could not be written (the database went away): the lease runs out and the attempt is made again
           opts.log.warn({ err: { message: err.message }, deliveryId: delivery.id }, 'webhook delivery attempt not recorded')
-        }).finally(() => { inFlight.delete(p) })
+        }).finally(() => {
+          inFlight.delete(p)
+          add(busyEndpoints, delivery.endpoint_id, -1)
+          add(busyAccounts, delivery.user_id, -1)
+          soon()
+        })
         inFlight.add(p)
       }
     } catch (err) {
@@ -54,11 +84,24 @@ export function startDeliveryLoop (database: Database, opts: DeliveryLoopOptions
     }
   }
 
+  let running = false
   const loop = async () => {
-    current = tick()
-    await current
+    if (running) {
+      again = true
+      return
+    }
+    running = true
+    clearTimeout(timer)
+    do {
+      again = false
+      current = tick()
+      await current
+    } while (again && !stopped)
+    running = false
     if (!stopped) timer = setTimeout(() => { void loop() }, pollMs)
   }
+  /** an attempt ended: look again now, for its endpoint's next delivery or another account's */
+  const soon = () => { if (!stopped) void loop() }
   void loop()
 
   return {

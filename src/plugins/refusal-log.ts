@@ -12,7 +12,7 @@ import { ERR_PREFIX, TooManyRequests } from '../errors.ts'
 import { actorOf } from '../logger.ts'
 
 /** what a limit's key counts: the line says which, never the key */
-export type KeyKind = 'ip' | 'user' | 'email' | 'session' | 'key'
+export type KeyKind = 'ip' | 'user' | 'email' | 'session' | 'key' | 'endpoint'
 export interface LimitRefusal { limiter: string, keyKind: KeyKind | 'unknown' }
 
 /** the 429 of a named limit */

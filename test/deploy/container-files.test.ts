@@ -132,6 +132,7 @@ interface Service {
   build?: unknown, image?: string, command?: string[], environment?: Record<string, string>
   depends_on?: Record<string, { condition: string }>, networks?: unknown, volumes?: string[]
   stop_grace_period?: string, healthcheck?: { disable?: boolean }
+  read_only?: boolean, tmpfs?: string[], cap_drop?: string[], security_opt?: string[], mem_limit?: string
 }
 
 /** a compose duration ("20s", "1m30s") in seconds */
@@ -160,8 +161,9 @@ t.test('compose.yaml: PostgreSQL, Redis, a migration, two web instances behind n
     t.equal(svc.environment?.REDIS_URL, 'redis://redis:6379')
   }
   t.equal(services.web1.environment?.WORKERS, '0', 'web instances leave report jobs to the worker')
-  t.equal(services.web1.depends_on?.migrate.condition, 'service_completed_successfully', 'web starts after the migration')
-  t.equal(services.worker.depends_on?.migrate.condition, 'service_completed_successfully', 'the worker too')
+  t.equal(services['app-role'].depends_on?.migrate.condition, 'service_completed_successfully', 'the application role is granted what the migration made')
+  t.equal(services.web1.depends_on?.['app-role'].condition, 'service_completed_successfully', 'web starts after the migration and the grants')
+  t.equal(services.worker.depends_on?.['app-role'].condition, 'service_completed_successfully', 'the worker too')
   t.match(services.postgres.image, /^postgres:/)
   t.match(services.redis.image, /^redis:/)
 
@@ -213,4 +215,45 @@ t.test('deploy/nginx.conf: a request id upstream, retries of refused connections
   t.match(nginx, /^\s*resolver 127\.0\.0\.11\b/m, 'Docker\'s DNS resolves the instances again')
   t.match(nginx, /^\s*zone \w+ \d+k;/m, 'the upstream has the shared zone resolve needs')
   for (const name of ['web1', 'web2']) t.match(nginx, new RegExp(`server ${name}:8080 resolve\\b`), `${name} is resolved at run time, not once at start`)
+})
+
+t.test('compose.yaml: the instances connect as a role that owns nothing, on a locked-down container', async (t) => {
+  const compose = parseYaml(read('compose.yaml'), { merge: true }) as { services: Record<string, Service> }
+  const services = compose.services
+  const user = (svc: Service) => /^postgres:\/\/([^:]+):/.exec(svc.environment!.DATABASE_URL)![1]
+  t.equal(user(services.migrate), 'pir', 'the migration runs as the owner')
+  for (const name of ['web1', 'web2', 'worker']) t.equal(user(services[name]), 'pir_app', `${name} connects as pir_app`)
+  const role = services['app-role'] as Service & { command: string[] }
+  t.match(role.command.join(' '), /psql .*-f \/deploy\/app-role\.sql/, 'app-role runs deploy/app-role.sql')
+  const sql = read('deploy/app-role.sql')
+  t.match(sql, /CREATE ROLE pir_app LOGIN/, 'which creates pir_app')
+  t.match(sql, /REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON audit_events FROM pir_app/, '… without write access to the audit trail')
+  t.notMatch(sql, /GRANT [^;]*(SUPERUSER|CREATEROLE|OWNER)/i, '… nor anything an owner has')
+  for (const name of ['migrate', 'app-role', 'web1', 'web2', 'worker']) {
+    const svc = services[name]
+    t.equal(svc.read_only, true, `${name}: a read-only root filesystem`)
+    t.same(svc.cap_drop, ['ALL'], `${name}: every capability dropped`)
+    t.same(svc.security_opt, ['no-new-privileges:true'], `${name}: no privilege gained through setuid`)
+    t.match(svc.mem_limit, /^\d+[mg]$/, `${name}: a memory limit`)
+  }
+  for (const name of ['web1', 'web2', 'worker']) {
+    t.ok(services[name].tmpfs?.some((m) => m.startsWith(`${services[name].environment!.DATA_DIR}:`)), `${name}: DATA_DIR is a tmpfs, the one place it writes`)
+  }
+})
+
+t.test('deploy/nginx.conf: the access log masks the secrets of mailed links', async (t) => {
+  const nginx = read('deploy/nginx.conf')
+  const format = /log_format pir ([^;]*);/.exec(nginx)![1]
+  t.notMatch(format, /\$request\b(?!_)|\$request_uri|\$args|\$query_string/, 'no raw request line, URI or query in the log')
+  t.match(format, /\$pir_logged_path/, 'the masked path instead')
+  const [, pattern, replacement] = /map \$uri \$pir_logged_path \{\s*~(\S+)\s+"([^"]+)";/.exec(nginx)!
+  const masked = (path: string) => {
+    const m = new RegExp(pattern).exec(path)
+    return m ? replacement.replace('$kept', m.groups!.kept) : path
+  }
+  const secret = 'c2VjcmV0LXNlY3JldC1zZWNyZXQ'
+  for (const path of [`/confirm/${secret}`, `/recovery/${secret}`, `/unsubscribe/${secret}`, `/api/v1/alerts/mail/unsubscribe/${secret}`]) {
+    t.notMatch(masked(path), secret, `${path.split('/').slice(0, -1).join('/')}/<secret> is logged without it (${masked(path)})`)
+  }
+  t.equal(masked('/api/v1/report/123'), '/api/v1/report/123', 'other paths are logged as they are')
 })

@@ -1,9 +1,10 @@
-// npm start as an operator runs it, the container files, health and metrics.
+// npm start as an operator runs it, the production commands on a build, the container files, health and metrics.
 import { runGroup } from '../group.ts'
 
 await runGroup([
   'deploy/npm-start.test.ts',
   'deploy/container-files.test.ts',
+  'deploy/prod-commands.test.ts',
   'operability/health.test.ts',
   'operability/metrics.test.ts',
   'operability/log-leaks.test.ts',

@@ -50,19 +50,23 @@ export function serverEnv (env: Record<string, string>): Record<string, string> 
 }
 
 /** a server process; every answer call() gets from it is checked against its OpenAPI document (test/response-check.ts) */
-export async function startServer (t: Tap, env: Record<string, string>): Promise<ServerProcess> {
-  const server = await startProcess(t, 'src/server.ts', env, /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/)
+export async function startServer (t: Tap, env: Record<string, string>, opts: StartOptions = {}): Promise<ServerProcess> {
+  const server = await startProcess(t, 'src/server.ts', env, /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/, opts)
   await checkResponsesOf(t, server.url)
   return server
 }
 
 /** `npm run worker`: a report worker process without a listener (its url is '') */
-export async function startWorker (t: Tap, env: Record<string, string>): Promise<ServerProcess> {
-  return await startProcess(t, 'src/cli/worker.ts', env, /"msg":"report worker started"()/)
+export async function startWorker (t: Tap, env: Record<string, string>, opts: StartOptions = {}): Promise<ServerProcess> {
+  return await startProcess(t, 'src/cli/worker.ts', env, /"msg":"report worker started"()/, opts)
 }
 
+/** how long a process may take to be ready (START_TIMEOUT_MS unless told: several started at once take longer) */
+export interface StartOptions { startTimeoutMs?: number }
+
 /** an entry point, started once its log shows `ready` (whose first group is its URL) */
-async function startProcess (t: Tap, script: string, env: Record<string, string>, ready: RegExp): Promise<ServerProcess> {
+async function startProcess (t: Tap, script: string, env: Record<string, string>, ready: RegExp, opts: StartOptions): Promise<ServerProcess> {
+  const startTimeoutMs = opts.startTimeoutMs ?? START_TIMEOUT_MS
   const dataDir = mkdtempSync(join(tmpdir(), 'pir-server-'))
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: ROOT,
@@ -84,7 +88,7 @@ async function startProcess (t: Tap, script: string, env: Record<string, string>
   t.teardown(stop)
 
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start within ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS)
+    const timer = setTimeout(() => reject(new Error(`${script} did not start within ${startTimeoutMs} ms:\n${output}`)), startTimeoutMs)
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       const m = ready.exec(output)

@@ -1,10 +1,11 @@
 // /webhooks through the API: create (the secret once), list (never the secret), delete, rotate, the
 // per-account cap, what a request body may be, another account's endpoint as 404, and which URLs
-// production takes (https, no loopback, private or link-local literal address).
+// production takes (https, no loopback, private or link-local literal address), and the per-endpoint
+// limit of test deliveries.
 import t from '../tap.ts'
 import { build, freshDatabase, logCapture, signedInUser, testConfig, type Tap } from '../helper.ts'
 import { buildApp } from '../../src/app.ts'
-import { MAX_ENDPOINTS } from '../../src/services/webhooks/index.ts'
+import { MAX_ENDPOINTS, TEST_DELIVERIES_PER_WINDOW, TEST_WINDOW_S } from '../../src/services/webhooks/index.ts'
 import type { FastifyInstance } from 'fastify'
 
 const create = (app: FastifyInstance, auth: Record<string, string>, payload: unknown) =>
@@ -171,4 +172,25 @@ t.test('production: https only, and no loopback, private or link-local address i
   const named = await create(app, u.auth, { url: 'https://hooks.example.com/in', events: ['report.ready'] })
   t.equal(named.statusCode, 201, 'an https URL with a name is taken')
   t.equal((await create(app, u.auth, { url: 'https://93.184.215.14/in', events: ['report.ready'] })).statusCode, 201, 'and a public address')
+})
+
+t.test(`test deliveries: at most ${TEST_DELIVERIES_PER_WINDOW} a minute per endpoint, 429 with Retry-After past that`, async (t) => {
+  const app = await build(t)
+  const u = await signedInUser(app)
+  const first = (await create(app, u.auth, { url: 'http://127.0.0.1:9/a', events: ['report.ready'] })).json()
+  const second = (await create(app, u.auth, { url: 'http://127.0.0.1:9/b', events: ['report.ready'] })).json()
+  const test = (id: string) => app.inject({ method: 'POST', url: `/api/v1/webhooks/${id}/test`, headers: u.auth })
+  for (let i = 0; i < TEST_DELIVERIES_PER_WINDOW; i++) t.equal((await test(first.id)).statusCode, 202, `test delivery ${i + 1} queued`)
+  const refused = await test(first.id)
+  t.equal(refused.statusCode, 429, `the ${TEST_DELIVERIES_PER_WINDOW + 1}th within a minute is refused`)
+  t.same(refused.json(), { code: 429, message: 'too many requests' }, 'in the GeneralError shape')
+  const wait = Number(refused.headers['retry-after'])
+  t.ok(wait >= 1 && wait <= TEST_WINDOW_S, `Retry-After says when the oldest leaves the window (${wait} s)`)
+  const [{ n }] = await app.database.query<{ n: number }>('select count(*)::int as n from webhook_deliveries where endpoint_id = $1', [first.id])
+  t.equal(n, TEST_DELIVERIES_PER_WINDOW, 'nothing was written for the refused one')
+  t.equal((await test(second.id)).statusCode, 202, 'the limit is the endpoint\'s: another endpoint of the account is not held')
+
+  // the window passes (the deliveries' creation moved a minute back)
+  await app.database.query(`update webhook_deliveries set created_at = created_at - interval '${TEST_WINDOW_S + 1} seconds' where endpoint_id = $1`, [first.id])
+  t.equal((await test(first.id)).statusCode, 202, 'a minute later the endpoint takes test deliveries again')
 })

@@ -7,6 +7,7 @@ import { BODY_ERRORS, errorResponses, PageQuerySchema, PARAM_ERRORS } from '../.
 import {
   CreatedWebhookSchema, CreateWebhookBodySchema, QueuedDeliverySchema, RotatedWebhookSchema, WebhookDeliveryListSchema, WebhookListSchema
 } from '../../../schemas/webhooks.ts'
+import { limitRefused } from '../../plugins/refusal-log.ts'
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
 const DeliveryParams = Type.Object({ id: Type.String({ maxLength: 64 }), deliveryId: Type.String({ maxLength: 64 }) })
@@ -59,11 +60,19 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/:id/test', {
     config: { apiKeyScope: 'webhooks' },
     schema: {
-      operationId: 'sendWebhookTest', tags, security, summary: 'Send a webhook.test event to the endpoint (409 when it is disabled)',
+      operationId: 'sendWebhookTest', tags, security,
+      summary: 'Send a webhook.test event to the endpoint (409 when it is disabled; at most 5 a minute per endpoint, 429 with Retry-After past that)',
       params: IdParams,
       response: { 202: QueuedDeliverySchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 403, 404, 409, 429, 500, 503) }
     }
-  }, async (request, reply) => reply.code(202).send(await webhooks.test(request.user.id, request.params.id)))
+  }, async (request, reply) => {
+    const queued = await webhooks.test(request.user.id, request.params.id)
+    if ('retryAfterS' in queued) {
+      reply.header('retry-after', String(queued.retryAfterS))
+      throw limitRefused('webhook-tests', 'endpoint')
+    }
+    return reply.code(202).send(queued)
+  })
 
   app.get('/:id/deliveries', {
     config: { apiKeyScope: 'webhooks' },

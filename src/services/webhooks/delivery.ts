@@ -30,8 +30,25 @@ export interface DelivererDeps {
   log?: { warn: (o: object, m: string) => void }
 }
 
-interface Claimed {
+/** what a worker already sends, for a fair claim (see claim) */
+export interface Fairness {
+  /** endpoints this worker is sending to now */
+  busyEndpoints: Iterable<string>
+  /** accounts with attempts in flight here, and how many */
+  busyAccounts: Map<string, number>
+  /** attempts in flight one account may have here */
+  perAccount: number
+}
+
+const NO_FAIRNESS: Fairness = { busyEndpoints: [], busyAccounts: new Map(), perAccount: 1_000_000 }
+
+/** due rows a claim looks at */
+const SCAN_ROWS = 200
+
+export interface Claimed {
   id: string
+  endpoint_id: string
+  user_id: string
   body: string
   attempts: number
   url: string
@@ -48,19 +65,42 @@ export function createDeliverer (deps: DelivererDeps) {
   const now = deps.now ?? Date.now
   const schedule = retryScheduleS.length ? retryScheduleS : [0]
 
-  /** claim up to `limit` due deliveries for this worker */
-  async function claim (limit: number): Promise<Claimed[]> {
+  /**
+   * Claim up to `limit` due deliveries for this worker, oldest due first, fairly: none of an endpoint
+   * in `fair.busyEndpoints` (this worker is already sending to it), at most one per endpoint, and at
+   * most `fair.perAccount` per account less what that account already has in flight here
+   * (`fair.busyAccounts`). One account's hanging endpoints then hold only its own share of the
+   * senders (docs/decisions.md, Webhooks). The first SCAN_ROWS due rows of accounts and endpoints
+   * with room are looked at; what is left waits for the next claim.
+   */
+  async function claim (limit: number, fair: Fairness = NO_FAIRNESS): Promise<Claimed[]> {
+    const accounts = [...fair.busyAccounts]
     return await database.query<Claimed>(`
+      with busy as (
+        select b.user_id::uuid as user_id, b.n::int as n
+        from unnest(string_to_array($4, ','), string_to_array($5, ',')) as b(user_id, n)),
+      candidates as (
+        select d.id, d.endpoint_id, e.user_id, d.next_attempt_at
+        from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
+        where d.status = 'pending' and d.next_attempt_at <= now()
+          and d.endpoint_id <> all(string_to_array($3, ',')::uuid[])
+          and e.user_id not in (select user_id from busy where n >= $6::int)
+        order by d.next_attempt_at
+        limit ${SCAN_ROWS}
+        for update of d skip locked),
+      first_of_endpoint as (
+        select distinct on (endpoint_id) id, user_id, next_attempt_at from candidates
+        order by endpoint_id, next_attempt_at, id),
+      ranked as (
+        select f.id, f.next_attempt_at, row_number() over (partition by f.user_id order by f.next_attempt_at, f.id) as nth,
+          $6::int - coalesce(b.n, 0) as room
+        from first_of_endpoint f left join busy b on b.user_id = f.user_id)
       update webhook_deliveries d set next_attempt_at = now() + $2::int * interval '1 millisecond'
       from webhook_endpoints e
-      where d.id in (
-        select id from webhook_deliveries
-        where status = 'pending' and next_attempt_at <= now()
-        order by next_attempt_at
-        limit $1
-        for update skip locked)
+      where d.id in (select id from ranked where nth <= room order by next_attempt_at limit $1)
         and e.id = d.endpoint_id
-      returning d.id, d.body, d.attempts, e.url, e.secret, e.previous_secret, e.previous_until, e.disabled_at`, [limit, deps.leaseMs])
+      returning d.id, d.body, d.attempts, d.endpoint_id, e.user_id, e.url, e.secret, e.previous_secret, e.previous_until, e.disabled_at`,
+    [limit, deps.leaseMs, [...fair.busyEndpoints].join(','), accounts.map(([id]) => id).join(','), accounts.map(([, n]) => n).join(','), fair.perAccount])
   }
 
   /** record an attempt that did not deliver: retried at the next step, or failed when none is left */

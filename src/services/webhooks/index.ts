@@ -17,6 +17,9 @@ import { endpointUrl } from './url-rules.ts'
 export const MAX_ENDPOINTS = 10
 /** how long a rotated-out secret keeps signing */
 export const PREVIOUS_SECRET_MS = 24 * 3600_000
+/** test deliveries one endpoint may be sent per TEST_WINDOW_S (docs/decisions.md, Webhooks) */
+export const TEST_DELIVERIES_PER_WINDOW = 5
+export const TEST_WINDOW_S = 60
 
 export interface WebhookServiceDeps {
   database: Database
@@ -100,13 +103,28 @@ export function createWebhookService (deps: WebhookServiceDeps) {
       return { id, secret }
     },
 
-    /** a webhook.test delivery, whatever events the endpoint subscribed to */
-    async test (userId: string, id: string) {
+    /**
+     * A webhook.test delivery, whatever events the endpoint subscribed to; at most
+     * TEST_DELIVERIES_PER_WINDOW per endpoint in TEST_WINDOW_S, counted in the table itself (every
+     * instance sees the same count; the endpoint's row is locked while one is counted and written).
+     * Past that: `{retryAfterS}`, the seconds until the oldest of the window leaves it.
+     */
+    async test (userId: string, id: string): Promise<{ deliveryId: string } | { retryAfterS: number }> {
       enabled(await owned(userId, id))
-      const [row] = await db.insert(webhookDeliveries).values({
-        endpointId: id, type: 'webhook.test', body: eventBody('webhook.test', { webhookId: id }, now()), nextAttemptAt: firstAttemptAt(deps.retryScheduleS)
-      }).returning({ id: webhookDeliveries.id })
-      return { deliveryId: row.id }
+      return await db.transaction(async (tx) => {
+        await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).for('update')
+        const [recent] = await tx.select({
+          n: count(),
+          wait: sql<string | null>`ceil(extract(epoch from min(${webhookDeliveries.createdAt}) + ${TEST_WINDOW_S} * interval '1 second' - now()))`
+        }).from(webhookDeliveries).where(and(
+          eq(webhookDeliveries.endpointId, id), eq(webhookDeliveries.type, 'webhook.test'),
+          sql`${webhookDeliveries.createdAt} > now() - ${TEST_WINDOW_S} * interval '1 second'`))
+        if (recent.n >= TEST_DELIVERIES_PER_WINDOW) return { retryAfterS: Math.max(1, Number(recent.wait ?? 1)) }
+        const [row] = await tx.insert(webhookDeliveries).values({
+          endpointId: id, type: 'webhook.test', body: eventBody('webhook.test', { webhookId: id }, now()), nextAttemptAt: firstAttemptAt(deps.retryScheduleS)
+        }).returning({ id: webhookDeliveries.id })
+        return { deliveryId: row.id }
+      })
     },
 
     /** the endpoint's deliveries, newest first */
