@@ -40,7 +40,7 @@ async function start (t: Tap, env: Record<string, string>): Promise<Started> {
   await until(() => {
     if (child.exitCode !== null) throw new Error(`the server exited: ${stderr}`)
     return logs().find((l) => l.dashboard)
-  }, { timeoutMs: 60_000, what: 'the start-up lines' })
+  }, { timeoutMs: 120_000, what: 'the start-up lines' })
   return { child, logs }
 }
 
