@@ -8,7 +8,7 @@ export const EnvSchema = Type.Object({
   NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], { default: 'development' }),
   HOST: Type.String({ default: '127.0.0.1' }),
   PORT: Int(8443, 0, 65535),
-  PUBLIC_URL: Type.String({ default: 'https://localhost:8443', pattern: '^https?://[^/]+' }),
+  PUBLIC_URL: Type.String({ default: '', pattern: '^(https?://[^/]+.*)?$' }),
   DATA_DIR: Type.String({ default: './.data' }),
   DATABASE_URL: Type.String({ default: '' }),
   DATABASE_PREPARE: OnOff('on'),

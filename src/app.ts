@@ -145,7 +145,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   // authentication: the session cookie, Bearer JWTs, and the Origin check of cookie calls
   await app.register(sessionCookiePlugin, { session: config.session, allowHttp: config.allowHttp })
   await app.register(jwtPlugin, config.jwt)
-  await app.register(originCheckPlugin, { allowedOrigins: [new URL(config.publicUrl).origin, ...config.corsOrigins] })
+  await app.register(originCheckPlugin, { allowedOrigins: [new URL(config.publicUrl).origin, ...config.corsOrigins], warnLocalMismatch: !config.production })
   await app.register(rateLimitPlugin, { limits: config.rateLimits, redisUrl: config.redisUrl })
   await app.register(authFailuresPlugin, { limits: config.rateLimits })
   // the route flags (src/plugins/route-config.ts): each adds its hooks to the routes that ask, as they are registered

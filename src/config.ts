@@ -9,6 +9,7 @@ import { signingSecrets, type SigningSecrets } from './config/dev-secrets.ts'
 import { withDotEnv, type Source } from './config/environment.ts'
 import { parseEnv } from './config/parse-env.ts'
 import { productionProblems } from './config/production.ts'
+import { publicUrlOf } from './config/public-url.ts'
 import { checkFormats, checkLifetimes, checkStripe, list, metricsPortOf, retrySchedule } from './config/well-formed.ts'
 
 // The compiled build (dist/, which every `:prod` command runs) is the production build: there an
@@ -33,6 +34,8 @@ export interface Config {
   host: string
   port: number
   publicUrl: string
+  /** PUBLIC_URL is unset (development): publicUrl is the listener's own address, http(s)://localhost:PORT */
+  publicUrlFollowsListener: boolean
   dataDir: string
   /** the generated development secrets (DATA_DIR/secrets.json), or null when both are set */
   secretsFile: string | null
@@ -158,7 +161,8 @@ function toConfig (e: Env, { database, secrets, captchaOn, metricsPort }: Derive
     production: database.production,
     host: e.HOST,
     port: e.PORT,
-    publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
+    publicUrl: publicUrlOf(e),
+    publicUrlFollowsListener: !e.PUBLIC_URL,
     dataDir,
     secretsFile: secrets.generated ? join(dataDir, 'secrets.json') : null,
     databaseUrl: database.databaseUrl,

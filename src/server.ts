@@ -24,9 +24,10 @@ try {
 // The service's modules are loaded once the configuration is known to be good: a wrong setting is
 // reported at once, not after loading everything.
 const { buildApp } = await import('./app.ts')
-const { afterListen, beforeListen, listenMetrics } = await import('./startup.ts')
+const { afterListen, beforeListen, choosePort, listenMetrics } = await import('./startup.ts')
 const { terminalLogging } = await import('./logger.ts')
 const { databaseOpenError } = await import('./db/connection-error.ts')
+config = await choosePort(config)
 const app = await buildApp(config, {
   fastify: {
     ...(tls ? { http2: true, https: { allowHTTP1: true, key: tls.key, cert: tls.cert } } : {}),

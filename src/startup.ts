@@ -6,6 +6,8 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from './config.ts'
+import { onLoopback } from './config/production.ts'
+import { portOf } from './config/public-url.ts'
 import { widerDataDirLine, widerThanOwner } from './data-dir.ts'
 import { importDemoDataIfEmpty } from './services/demo/import.ts'
 import type { Metrics } from './services/operability/metrics.ts'
@@ -29,18 +31,44 @@ export function afterListen (app: FastifyInstance, config: Config): void {
 
 /**
  * Where a person starts: the dashboard and the API docs, and the development files they will look
- * for (the mail outbox, the generated secrets). The URLs use PUBLIC_URL when the listener is on its
- * port (the name the certificate carries), else the listening address (PORT=0, behind a proxy).
+ * for (the mail outbox, the generated secrets). The address is PUBLIC_URL's origin, the one that
+ * works: sign-in cookies, the Origin check, mailed links and passkeys are all bound to it. When
+ * PUBLIC_URL names this machine on another port than the listener's, it cannot be reached here as
+ * configured: one warning says so and what to set (docs/decisions.md, Deployment).
  */
 function announce (app: FastifyInstance, config: Config): void {
   const publicUrl = new URL(config.publicUrl)
-  const port = String((app.server.address() as AddressInfo).port)
-  const origin = (publicUrl.port || (publicUrl.protocol === 'https:' ? '443' : '80')) === port ? publicUrl.origin : app.listeningOrigin
+  const port = (app.server.address() as AddressInfo).port
+  const origin = publicUrl.origin
   app.log.info({ dashboard: `${origin}/`, docs: `${origin}/api/v1/docs` }, `dashboard ${origin}/ and API docs ${origin}/api/v1/docs`)
+  if (onLoopback(config.publicUrl) && portOf(publicUrl) !== port && config.trustProxy.length === 0) {
+    const here = `${publicUrl.protocol}//${publicUrl.hostname}:${port}`
+    app.log.warn({ publicUrl: origin, port },
+      `PUBLIC_URL ${origin} is not this server (it listens on port ${port}): sign-in, mailed links and passkeys work only at PUBLIC_URL; unset PUBLIC_URL or set it to ${here}`)
+  }
   if (!config.mail.smtpUrl) app.log.info({ outbox: config.mail.outboxDir }, `mail is written to ${config.mail.outboxDir} (no SMTP_URL)`)
   if (config.secretsFile) app.log.info({ secretsFile: config.secretsFile }, `development JWT and session secrets in ${config.secretsFile}`)
   const { argon2Concurrency, threadPoolSize } = config
   app.log.info({ argon2Concurrency, threadPoolSize }, `passwords: ${argon2Concurrency} argon2 hashes at a time in a thread pool of ${threadPoolSize} (UV_THREADPOOL_SIZE)`)
+}
+
+/**
+ * PORT=0 asks the system for any free port. When PUBLIC_URL follows the listener it must name that
+ * port before the app is built (the Origin check, mailed links and passkeys read it then): the port
+ * is taken here, released, and listened on again at once.
+ */
+export async function choosePort (config: Config): Promise<Config> {
+  if (config.port !== 0 || !config.publicUrlFollowsListener) return config
+  const probe = createServer()
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject)
+    probe.listen(0, config.host, resolve)
+  })
+  const { port } = probe.address() as AddressInfo
+  await new Promise((resolve) => probe.close(resolve))
+  const publicUrl = new URL(config.publicUrl)
+  publicUrl.port = String(port)
+  return { ...config, port, publicUrl: publicUrl.origin }
 }
 
 async function importDemoData (app: FastifyInstance): Promise<void> {

@@ -112,6 +112,8 @@ export function testConfig (t: Tap, env: Record<string, string> = {}): Config {
     NODE_ENV: 'test',
     TLS: 'off',
     ALLOW_HTTP: 'true',
+    // the public origin people use, as a proxy in front of this plain-HTTP app would serve it
+    PUBLIC_URL: 'https://localhost:8443',
     CAPTCHA: 'off',
     LOG_LEVEL: 'silent',
     DATA_DIR: dataDir,

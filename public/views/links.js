@@ -5,6 +5,7 @@ import { revokedText } from '../revoked.js'
 import { errorText, h, setTitle } from '../dom.js'
 import { field, formHelpers, formStatus, PASSWORD_HINT, passwordInput } from '../forms.js'
 import { signInForm } from './auth.js'
+import { secondFactorForm } from './second-factor.js'
 
 const card = (id, ...children) => h('section', { class: 'card narrow link-card', id }, ...children)
 const loading = (text) => h('p', { class: 'muted loading', role: 'status' }, text)
@@ -92,6 +93,14 @@ export function recoveryView (ctx) {
       h('p', null, 'Ask for a new one from the sign-in page ("Forgot your password?").'),
       h('p', null, h('a', { class: 'button primary', href: '#/', id: 'recovery-restart' }, 'Go to sign in')))
   }
+  const askSecondFactor = (revoked) => {
+    setTitle('Two-step sign-in')
+    const back = () => node.replaceChildren(h('h1', null, 'Your password is set'), signInForm(ctx.onSignedIn, { prefix: 'signin' }))
+    node.dataset.state = 'second-factor'
+    node.replaceChildren(h('p', { class: 'notice ok', role: 'status', id: 'recovery-second-factor-notice' }, 'Your new password is set. Your account has a second factor: finish signing in with it.'),
+      revoked ? h('p', { class: 'notice', role: 'status', id: 'password-reset-revoked' }, revokedText(revoked)) : null,
+      secondFactorForm(() => ctx.onSignedIn({ passwordReset: true, revoked }), back))
+  }
   const form = () => {
     const email = h('input', { type: 'email', autocomplete: 'username', required: true, inputMode: 'email', value: ctx.user?.email ?? '' })
     const password = passwordInput()
@@ -119,6 +128,8 @@ export function recoveryView (ctx) {
         if (result.status !== 'success') return f.showField(result.fieldError)
         // the password is set and every session of the account ended: sign in with the new one
         const signed = await api.signIn(email.value.trim(), password.value, true)
+        // an account with a second factor: the password alone signs in only to the code step, as the sign-in form does
+        if (signed.status === 'success' && signed.mfaRequired) return askSecondFactor(result.revoked ?? null)
         if (signed.status === 'success') return ctx.onSignedIn({ passwordReset: true, revoked: result.revoked ?? null })
         node.replaceChildren(h('h1', null, 'Your password is set'),
           result.revoked ? h('p', { class: 'notice', role: 'status', id: 'password-reset-revoked' }, revokedText(result.revoked)) : null,

@@ -135,11 +135,11 @@ export function reportView (ctx) {
     body.replaceChildren(...[progress?.node, itemsView(reportId, report.items, detail)].filter(Boolean))
     // the finished stepper is seen complete for a moment, then folds away above the report
     if (progress) foldTimer = setTimeout(() => progress.fold(), 1200)
-    if (ctx.focus) showChanges(ctx.focus)
+    if (ctx.focus) showChanges(ctx.focus, report)
   }
 
   // an alert's link: that network's tab, its changes in view and focused, the alert's month marked
-  const showChanges = ({ source, month }) => {
+  const showChanges = ({ source, month }, report) => {
     document.getElementById(`tab-${source}`)?.click()
     const section = document.getElementById(`section-diffs-${source}`)
     if (!section) return
@@ -148,9 +148,15 @@ export function reportView (ctx) {
     const newest = section.querySelector('li.month')?.dataset.month ?? ''
     if (shown) shown.classList.add('month-alerted')
     else if (month > newest) {
-      // a report is what the data held when it was generated: the alert's month came later
-      section.querySelector('.section-head')?.after(h('p', { class: 'notice', id: 'alert-month-note' },
-        `${formatMonth(month)} came after this report was generated: the alert lists that month's changes, and a new report on these profiles shows them here.`))
+      // A report covers up to the later of its generation's month and its newest change, and a report
+      // generated now covers the alert's month (the engine's one rule raised it; docs/decisions.md,
+      // Watches and alerts). A month after the newest shown is not past the preview: had its changes
+      // been in the data, the report would show them first. So one of two things is true, and said.
+      const covered = [newest, (report?.generatedAt ?? '').slice(0, 7)].reduce((a, b) => (b > a ? b : a), '')
+      const text = month > covered
+        ? `This report covers up to ${formatMonth(covered)}; ${formatMonth(month)} came later. The alert lists that month's changes, and a report generated now on these profiles shows them.`
+        : `The changes of ${formatMonth(month)} reached the data after this report was generated. The alert lists them, and a report generated now on these profiles shows them.`
+      section.querySelector('.section-head')?.after(h('p', { class: 'notice', id: 'alert-month-note' }, text))
     }
     section.scrollIntoView({ block: 'start' })
     section.focus({ preventScroll: true })

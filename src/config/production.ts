@@ -15,7 +15,8 @@ export function productionProblems (e: Env): string[] {
   // without one, a server that starts would answer every request 403
   if (e.TLS === 'off' && !e.TRUST_PROXY) refuse('TRUST_PROXY', 'must name the proxy that ends TLS when TLS is off')
   // mailed links and the Origin check are built from it
-  if (onLoopback(e.PUBLIC_URL)) refuse('PUBLIC_URL', 'must be the public origin, not localhost,')
+  if (!e.PUBLIC_URL) refuse('PUBLIC_URL', 'must be set to the public origin')
+  else if (onLoopback(e.PUBLIC_URL)) refuse('PUBLIC_URL', 'must be the public origin, not localhost,')
   if (e.CAPTCHA === 'off') refuse('CAPTCHA', 'cannot be off')
   if (!e.CAPTCHA_VERIFY_URL || !e.CAPTCHA_SECRET) refuse('CAPTCHA_VERIFY_URL', 'and CAPTCHA_SECRET must be set')
   if (!e.SMTP_URL) refuse('SMTP_URL', 'must be set (no mail outbox)')

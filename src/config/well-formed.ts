@@ -30,7 +30,7 @@ export function checkFormats (e: Env, problems: string[]): void {
   if (Boolean(e.TLS_CERT_FILE) !== Boolean(e.TLS_KEY_FILE)) {
     problems.push(`${e.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'} must be set with ${e.TLS_CERT_FILE ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'}`)
   }
-  checkUrl('PUBLIC_URL', e.PUBLIC_URL, ['https:', 'http:'], problems)
+  if (e.PUBLIC_URL) checkUrl('PUBLIC_URL', e.PUBLIC_URL, ['https:', 'http:'], problems)
   if (e.REDIS_URL) checkUrl('REDIS_URL', e.REDIS_URL, ['redis:', 'rediss:'], problems)
   if (e.SMTP_URL) checkUrl('SMTP_URL', e.SMTP_URL, ['smtp:', 'smtps:'], problems)
   if (e.CAPTCHA_VERIFY_URL) checkUrl('CAPTCHA_VERIFY_URL', e.CAPTCHA_VERIFY_URL, ['https:', 'http:'], problems)

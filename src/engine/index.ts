@@ -8,7 +8,7 @@ export { previewTree, PREVIEW_INTERESTS } from './category-tree.ts'
 export { profileDiffs, redFlagInterestIds } from './profile-diffs.ts'
 export type { ProfileDiffsInput } from './profile-diffs.ts'
 export { previewDiffs, PREVIEW_DIFF_MONTHS, PREVIEW_DIFF_INTERESTS } from './diffs.ts'
-export { formatMonth, parseMonth, toMonth } from './months.ts'
+export { dataMonthOf, formatMonth, parseMonth, reportMonth, toMonth } from './months.ts'
 export { compareText } from './weights.ts'
 export type {
   AccountDef, CategoryDef, Dataset, FollowDef, FriendInterestIds, FriendInterests, FriendLists, FriendsPageQuery, InterestDef, MonthInput,

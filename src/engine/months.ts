@@ -51,3 +51,24 @@ export function activeRange (follow: FollowDef): ActiveRange {
 export function isActiveIn (follow: FollowDef, month: number): boolean {
   return parseMonth(follow.since) <= month && (follow.until == null || parseMonth(follow.until) > month)
 }
+
+/** the latest month a profile's follows name (`since`, or `until`, which ends a follow in that month); -Infinity for none */
+export function dataMonthOf (follows: readonly FollowDef[]): number {
+  let last = -Infinity
+  for (const f of follows) {
+    const m = f.until == null ? parseMonth(f.since) : Math.max(parseMonth(f.since), parseMonth(f.until))
+    if (m > last) last = m
+  }
+  return last
+}
+
+/**
+ * The month T a report generated at `now` covers: the current month, or the latest month its
+ * profiles' data holds when that is later (data dated ahead is taken as its own month's, not cut off).
+ * The alert worker asks the same of one profile, so that an alert's month is one a report shows.
+ */
+export function reportMonth (now: MonthInput, profiles: readonly { follows: readonly FollowDef[] }[]): number {
+  let month = toMonth(now)
+  for (const p of profiles) month = Math.max(month, dataMonthOf(p.follows))
+  return month
+}

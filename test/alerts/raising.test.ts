@@ -81,6 +81,38 @@ t.test('a later month raises the diffs a report generated after the data shows, 
   t.same(seen.map((r) => [r.source, Number(r.seen_month)]), [['fb', monthOf(MONTH_START(0))], ['ig', monthOf(MONTH_START(0))]], 'the seen months moved on')
 })
 
+// `npm run demo-data -- --next-month` dates a change in the month after the current one: the alert
+// says that month, and a report generated after the import covers it too (the engine's reportMonth)
+t.test('data dated a month ahead: a report generated after it shows that month, equal to the alert', async (t) => {
+  const app = await build(t, { WORKERS: '1', INGEST_TOKEN: TOKEN, SIGNUP_FREE_REPORTS: '10' })
+  await seedReportData(app.db)
+  const u = await signedInUser(app)
+  const profiles = [{ source: 'ig', username: 'jdoe' }]
+  const watched = await readyReport(app, u.auth, profiles)
+  t.equal((await app.inject({ method: 'POST', url: `/api/v1/report/${watched}/watch`, headers: u.auth })).statusCode, 201)
+  const ahead = MONTH_START(-1)
+  await ingest(app, [
+    { type: 'interest', id: 'i-knives', name: 'Knives', categoryId: 'c-sport', redFlagId: 'rf-violence' },
+    { type: 'account', id: 'a-5', source: 'ig', username: 'knifeclub', fullname: 'Knife Club', image: null, interests: ['i-knives'] },
+    follow('p-1', 'a-5', ahead),
+    follow('p-1', 'a-2', MONTH_START(3), ahead)
+  ])
+  const deadline = Date.now() + 60_000
+  let alerts: Alert[] = []
+  while (Date.now() < deadline && (alerts.length < 1 || await pending(app) > 0)) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    alerts = await alertsOf(app, u.auth)
+  }
+  t.same(alerts.map((a) => a.month), [ahead.slice(0, 7)], 'one alert, for the month ahead')
+  const [alert] = alerts
+  t.same([ids(alert.new), ids(alert.lost)], [['i-knives'], ['i-tennis']], 'its new and lost interests')
+
+  const fresh = await readyReport(app, u.auth, profiles)
+  const diffs = (await app.inject({ url: `/api/v1/report/${fresh}/diffs?source=ig&limit=100`, headers: u.auth })).json().items as Array<{ date: string, new: unknown, lost: unknown }>
+  t.equal(diffs[0]?.date, alert.month, 'the report generated after the data ends at the alert\'s month')
+  t.same({ new: diffs[0]?.new, lost: diffs[0]?.lost }, { new: alert.new, lost: alert.lost }, 'with the alert\'s new and lost')
+})
+
 const monthOf = (date: string) => Number(date.slice(0, 4)) * 12 + Number(date.slice(5, 7)) - 1
 
 t.test('raised once: the same data, a rewrite of old months and a deleted watch raise nothing', async (t) => {

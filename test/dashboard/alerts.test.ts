@@ -108,7 +108,8 @@ t.test('watch a report, see its alerts arrive on the bell, read them on the aler
   await page.waitForFunction(() => document.activeElement?.id === 'section-diffs-ig', null, WAIT)
   t.equal(await page.locator('#tab-ig').getAttribute('aria-selected'), 'true', 'the alert\'s network is the tab shown')
   await page.locator('#alert-month-note').waitFor(WAIT)
-  t.pass('the report, generated before the alert\'s month, says the alert lists that month')
+  t.match(await page.textContent('#alert-month-note'), /^This report covers up to .+; .+ came later\. The alert lists that month's changes, and a report generated now on these profiles shows them\.$/,
+    'the report, generated before the alert\'s month, says so, and that a report generated now shows it')
 
   // mark one read, then all
   await page.goBack()

@@ -2,9 +2,13 @@
 // server, the recovery page (secret out of the address bar, the link checked first), the policy's
 // message inline, the new password twice (keeping the API keys offered, unticked), signed in with it,
 // the notice and the account page saying which API keys went; the old password is refused. A used or
-// unknown link says so. Each test has its own account and browser profile.
+// unknown link says so. An account with an authenticator app goes from the new password to the code
+// step, as the sign-in form does, and is signed in once the code is right. Each test has its own
+// account and browser profile.
 import t from '../tap.ts'
-import { GOOD_PASSWORD, registeredUser, uniqueEmail } from '../helper.ts'
+import { GOOD_PASSWORD, registeredUser, signedInUser, uniqueEmail } from '../helper.ts'
+import { enrolTotp } from '../mfa/support.ts'
+import { codeAt } from '../../src/services/mfa/totp.ts'
 import { startSmtp } from '../peers/smtp.ts'
 import { issueKey } from '../api-keys/support.ts'
 import { inspectView, linkIn, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'
@@ -13,7 +17,11 @@ const NEW_PASSWORD = 'a brand new passphrase 42'
 
 t.test('recovering a forgotten password', { skip }, async (t) => {
   const smtp = await startSmtp(t)
-  const d = await startDashboard(t, { SMTP_URL: smtp.url })
+  // the app's clock moves on by whole TOTP steps: each code is accepted once
+  let shift = 0
+  const now = () => Date.now() + shift
+  const nextStep = () => { shift += 30_000 }
+  const d = await startDashboard(t, { SMTP_URL: smtp.url }, { now })
 
   await t.test('forgot password, the mail, a new password: signed in, the old one refused', async (t) => {
     const { email } = await registeredUser(d.app)
@@ -83,6 +91,38 @@ t.test('recovering a forgotten password', { skip }, async (t) => {
     await page.goto(link)
     await page.locator('#recovery-view[data-state="invalid"]').waitFor(WAIT)
     t.match(await page.textContent('#recovery-view'), /cannot be used/)
+  })
+
+  await t.test('an account with an authenticator app: the new password leads to the code step, the code signs in', async (t) => {
+    const user = await signedInUser(d.app)
+    const { secret } = await enrolTotp({ app: d.app, now, nextStep, hold: () => {}, release: () => {} }, user)
+    const { context, page } = await d.newPage('recovery-totp')
+    t.teardown(() => context.close())
+    await page.goto(PUBLIC_ORIGIN)
+    await page.click('#forgot-link')
+    await page.fill('#forgot-email', user.email)
+    await page.click('#forgot-form button[type=submit]')
+    await page.locator('#forgot-sent').waitFor(WAIT)
+    const mail = await smtp.waitFor((m) => m.to.includes(user.email) && /password/i.test(m.subject), 10_000)
+    await page.goto(linkIn(mail.text, 'recovery'))
+    await page.locator('#recovery-view[data-state="ready"]').waitFor(WAIT)
+    await page.fill('#recovery-email', user.email)
+    await page.fill('#recovery-password', NEW_PASSWORD)
+    await page.fill('#recovery-repeat', NEW_PASSWORD)
+    await page.click('#recovery-form button[type=submit]')
+
+    await page.locator('#second-factor-form').waitFor(WAIT)
+    t.match(await page.textContent('#recovery-second-factor-notice'), /new password is set/, 'the password is said to be set')
+    t.equal(await page.locator('#sign-out').count(), 0, 'not signed in yet: the code step, not the reports')
+    t.equal(await page.locator('#password-reset-notice').count(), 0, 'no "signed in" notice before the code')
+    await inspectView(t, page, 'recovery-second-factor')
+
+    await page.fill('#second-factor-code', codeAt(secret, now()))
+    await page.click('#second-factor-form button[type=submit]')
+    await page.locator('#password-reset-notice').waitFor(WAIT)
+    t.equal(await page.textContent('.account-email'), user.email, 'signed in with the new password and the code')
+    t.equal(page.url(), `${PUBLIC_ORIGIN}/#/`)
+    t.equal(await page.locator('.card', { hasText: 'Second factor required' }).count(), 0, 'no card refused for a missing second factor')
   })
 
   await t.test('an unknown address gets the same answer and no mail', async (t) => {

@@ -46,10 +46,12 @@ t.test('npm start: start-up lines name the dashboard, docs, outbox and secrets; 
   }, { timeoutMs: 120_000, what: 'npm start to listen' })
   serverPid = listening.pid as number
   t.not(serverPid, npm.pid, 'the server is a process of its own')
-  const origin = /https:\/\/\S+/.exec(listening.msg as string)![0]
+  const port = new URL(/https:\/\/\S+/.exec(listening.msg as string)![0]).port
+  // PORT=0: the port the system chose, which PUBLIC_URL (unset) follows
+  const origin = `https://localhost:${port}`
 
   const where = await until(() => logs().find((l) => l.dashboard), { what: 'the start-up lines' })
-  t.equal(where.dashboard, `${origin}/`, 'the dashboard URL (the listening address: PORT=0 is not PUBLIC_URL\'s port)')
+  t.equal(where.dashboard, `${origin}/`, 'the dashboard URL: PUBLIC_URL\'s origin, which followed the chosen port')
   t.equal(where.docs, `${origin}/api/v1/docs`, 'the API docs URL')
   t.match(where.msg, `dashboard ${origin}/ and API docs ${origin}/api/v1/docs`, 'both in the message a person reads')
   t.equal(logs().find((l) => l.outbox)?.outbox, join(db.dataDir, 'outbox'), 'the mail outbox (no SMTP_URL)')

@@ -1,5 +1,5 @@
 import t from '../tap.ts'
-import { compareText, formatMonth, parseMonth, toMonth } from '../../src/engine/index.ts'
+import { compareText, dataMonthOf, formatMonth, parseMonth, reportMonth, toMonth } from '../../src/engine/index.ts'
 import { activeRange, isActiveIn } from '../../src/engine/months.ts'
 import {
   addFollow, compareRanked, createTally, monthShares, relativeOf, removeFollow, sameShare
@@ -84,4 +84,19 @@ t.test('4.2 ties: equal rationals reached through different k are equal shares',
     { id: 'i0', name: 'Zed', share: 0.4 }
   ].sort(compareRanked)
   t.same(rows.map((r) => r.id), ['i0', 'i3', 'i1', 'i2'], 'share desc, then name, then id')
+})
+
+t.test('reportMonth: the current month, or the latest month the profiles\' data names when that is later', async (t) => {
+  const now = new Date('2026-11-15T12:00:00Z')
+  const quiet = { follows: [follow('a', '2026-03-01', '2026-09-01'), follow('b', '2026-10-02')] }
+  const ahead = { follows: [follow('c', '2026-12-01')] }
+  const endsAhead = { follows: [follow('d', '2026-02-01', '2027-01-01')] }
+  t.equal(dataMonthOf(quiet.follows), parseMonth('2026-10'), 'the data month: the latest since or until')
+  t.equal(dataMonthOf(endsAhead.follows), parseMonth('2027-01'), 'an until counts: it ends a follow in that month')
+  t.equal(dataMonthOf([]), -Infinity, 'no follows, no data month')
+  t.equal(reportMonth(now, []), parseMonth('2026-11'), 'no profile: the current month')
+  t.equal(reportMonth(now, [quiet]), parseMonth('2026-11'), 'data up to an earlier month: the current month')
+  t.equal(reportMonth(now, [quiet, ahead]), parseMonth('2026-12'), 'one profile\'s data a month ahead: that month, for the whole report')
+  t.equal(reportMonth('2026-11', [endsAhead, ahead]), parseMonth('2027-01'), 'the latest of them')
+  t.equal(reportMonth(new Date('2027-02-01T00:00:00Z'), [ahead]), parseMonth('2027-02'), 'once the current month passes the data, the current month again')
 })

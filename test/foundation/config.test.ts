@@ -152,7 +152,7 @@ t.test('every problem at once, a line each: an operator learns the whole list in
     'invalid configuration: SESSION_SECRET must be set in production',
     'invalid configuration: MFA_ENCRYPTION_KEY must be set in production',
     'invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set (no self-signed certificate) in production',
-    'invalid configuration: PUBLIC_URL must be the public origin, not localhost, in production',
+    'invalid configuration: PUBLIC_URL must be set to the public origin in production',
     'invalid configuration: CAPTCHA_VERIFY_URL and CAPTCHA_SECRET must be set in production',
     'invalid configuration: SMTP_URL must be set (no mail outbox) in production'
   ], 'production with nothing set: every variable it needs')
@@ -223,6 +223,15 @@ t.test('development fallbacks: secrets generated once, CAPTCHA off without a pro
   t.equal(loadConfig({ DATA_DIR: dataDir, INGEST_TOKEN: 'short' }).ingest.token, 'short', 'outside production a short ingest token is allowed')
   t.same([first.rateLimits.resend, first.rateLimits.authFailuresIp, first.rateLimits.localKeys], [3, 60, 100_000], 'the new limits\' defaults')
   t.equal(first.publicUrl, 'https://localhost:8443')
+  // unset PUBLIC_URL follows the listener: cookies, the Origin check, mailed links and passkeys work on any port
+  t.equal(loadConfig({ DATA_DIR: dataDir, PORT: '9343' }).publicUrl, 'https://localhost:9343', 'PUBLIC_URL follows PORT')
+  t.equal(loadConfig({ DATA_DIR: dataDir, PORT: '9343', TLS: 'off' }).publicUrl, 'http://localhost:9343', '… and TLS=off')
+  t.equal(loadConfig({ DATA_DIR: dataDir, HOST: '0.0.0.0' }).publicUrl, 'https://localhost:8443', 'every address of this machine is localhost (the certificate\'s name)')
+  t.equal(loadConfig({ DATA_DIR: dataDir, HOST: '192.0.2.7' }).publicUrl, 'https://192.0.2.7:8443', 'another address is named as it is')
+  t.equal(loadConfig({ DATA_DIR: dataDir, HOST: 'fd00::7' }).publicUrl, 'https://[fd00::7]:8443')
+  t.ok(first.publicUrlFollowsListener, 'unset: it follows the listener')
+  const set = loadConfig({ DATA_DIR: dataDir, PORT: '9343', PUBLIC_URL: 'https://localhost:8443' })
+  t.same([set.publicUrl, set.publicUrlFollowsListener], ['https://localhost:8443', false], 'a PUBLIC_URL that is set is kept')
   t.equal(first.tls.enabled, true)
   t.equal(first.jwt.ttl, 86400)
   t.equal(first.session.idleTtl, 604800, 'SESSION_IDLE_TTL: 7 days')

@@ -3,6 +3,7 @@ import { runGroup } from '../group.ts'
 
 await runGroup([
   'deploy/npm-start.test.ts',
+  'deploy/another-port.test.ts',
   'deploy/container-files.test.ts',
   'deploy/prod-commands.test.ts',
   'operability/health.test.ts',

@@ -36,6 +36,8 @@ export function serverEnv (env: Record<string, string>): Record<string, string> 
     PORT: '0',
     TLS: 'off',
     ALLOW_HTTP: 'true',
+    // the deployment's one public origin, which its instances share behind a balancer
+    PUBLIC_URL: 'https://localhost:8443',
     CAPTCHA: 'off',
     DEMO_DATA: 'off',
     LOG_LEVEL: 'info',

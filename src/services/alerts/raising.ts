@@ -11,7 +11,7 @@ import { inArray, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
 import { watches, watchProfiles } from '../../db/schema.ts'
 import {
-  formatMonth, parseMonth, profileDiffs, redFlagInterestIds, toMonth, type AccountDef, type Dataset, type FollowDef, type Source
+  dataMonthOf, formatMonth, parseMonth, profileDiffs, redFlagInterestIds, reportMonth, type AccountDef, type Dataset, type FollowDef, type Source
 } from '../../engine/index.ts'
 import type { DiffItem } from '../../../schemas/report.ts'
 import { recordAlerts, type NewAlert, type RecordedAlert } from './record.ts'
@@ -70,15 +70,13 @@ export function createAlertRaiser (deps: RaisingDeps) {
       q<{ profile_id: string, seen: number }>('select profile_id, min(seen_month)::int as seen from watch_profiles where profile_id = any($1::text[]) group by profile_id', [ids])
     ])
     const followsOf = new Map<string, FollowDef[]>()
-    const dataMonth = new Map<string, number>()
     for (const f of followRows) {
       let list = followsOf.get(f.profile_id)
       if (list === undefined) followsOf.set(f.profile_id, list = [])
       list.push({ accountId: f.account_id, since: f.since, until: f.until })
-      // as dataMonths() counts it: the latest month a follow names
-      const m = Math.max(parseMonth(f.since), f.until === null ? -Infinity : parseMonth(f.until))
-      if (m > (dataMonth.get(f.profile_id) ?? -Infinity)) dataMonth.set(f.profile_id, m)
     }
+    // as dataMonths() counts it: the latest month a follow names
+    const dataMonth = new Map([...followsOf].map(([id, list]) => [id, dataMonthOf(list)]))
     const minSeen = new Map(seen.map((r) => [r.profile_id, r.seen]))
     const wanted = subjects.filter((p) => (dataMonth.get(p.id) ?? -Infinity) > (minSeen.get(p.id) ?? Infinity))
     const out = new Map<string, ComputedProfile>()
@@ -101,14 +99,13 @@ export function createAlertRaiser (deps: RaisingDeps) {
       interests: interests.map((i) => ({ id: i.id, name: i.name, categoryId: i.category_id, redFlagId: i.red_flag_id })),
       accounts
     }
-    const current = toMonth(at)
     for (const [n, p] of wanted.entries()) {
       // a batch computes in slices: requests this process serves meanwhile wait for one slice, not the batch
       if (n > 0 && n % COMPUTE_SLICE === 0) await yieldToRequests()
       const last = dataMonth.get(p.id)!
       const profile = { id: p.id, source: p.source as Source, username: p.username, fullname: '', image: null, link: '', follows: followsOf.get(p.id) ?? [] }
-      // the report month a report generated now would have; data dated later is taken as its own month's
-      const diffs = profileDiffs({ dataset, profile, month: formatMonth(Math.max(current, last)) })
+      // the month a report generated now covers (the engine's one rule): the alert's month is one it shows
+      const diffs = profileDiffs({ dataset, profile, month: formatMonth(reportMonth(at, [profile])) })
       out.set(p.id, { username: p.username, source: p.source as Source, dataMonth: last, diffs })
     }
     return { profiles: out, redFlags: redFlagInterestIds(dataset) }

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto'
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Database, Db } from '../../db/client.ts'
 import { reports, users } from '../../db/schema.ts'
-import { computeReport, formatMonth, toMonth } from '../../engine/index.ts'
+import { computeReport, formatMonth, reportMonth, toMonth } from '../../engine/index.ts'
 import { announce, appendEvent, type ReportStage } from './events.ts'
 import { loadReportInput } from './loader.ts'
 import type { StoredProfile } from './index.ts'
@@ -51,8 +51,10 @@ export function createReportGenerator (deps: {
     async run (reportId: string): Promise<void> {
       const started = await stage(reportId, 'collecting', 10)
       if (!started) return
-      const month = formatMonth(toMonth(now()))
-      const input = await loadReportInput(database, started.profiles.map((p) => p.profileId), month)
+      const at = now()
+      const loaded = await loadReportInput(database, started.profiles.map((p) => p.profileId), formatMonth(toMonth(at)))
+      // the month the report covers: now's, or later when the profiles' data is (one rule with the alerts)
+      const input = { ...loaded, month: formatMonth(reportMonth(at, loaded.profiles.map((p) => p.profile))) }
       if (!await stage(reportId, 'interests', 40)) return
       const results = computeReport(input)
       if (!await stage(reportId, 'friends', 70)) return
