@@ -2,8 +2,8 @@
 // process on an embedded in-memory database (no listening server, no network), for the tools that
 // read it offline: the typed client's types (client/scripts/generate-types.ts) and the lint
 // (npm run lint:openapi, src/cli/openapi.ts). The configuration is fixed and test-like, so the
-// document is the same on every machine; `env` adds settings over it (e.g. INGEST_TOKEN, which adds
-// the ingest route).
+// document is the same on every machine; `env` adds settings over it (no setting adds or removes an
+// operation: the document describes every one, whatever the configuration).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

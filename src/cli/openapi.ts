@@ -1,7 +1,8 @@
 // node --import tsx src/cli/openapi.ts [--full] FILE: writes the OpenAPI document the app serves to
-// FILE (src/cli/openapi-document.ts), without a listener or a database of its own. --full turns on
-// the routes that exist only when configured (ingest, billing), so that a lint sees every operation:
-// npm run lint:openapi (docs/decisions.md, OpenAPI document for generators).
+// FILE (src/cli/openapi-document.ts), without a listener or a database of its own. --full sets the
+// optional services (ingest, billing) as a deployment that runs them does; the document describes
+// every operation either way (test/openapi/document.test.ts), and npm run lint:openapi reads this
+// one (docs/decisions.md, OpenAPI document for generators).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { openApiDocument } from './openapi-document.ts'
@@ -12,7 +13,7 @@ if (!file) {
   console.error('usage: node --import tsx src/cli/openapi.ts [--full] FILE')
   process.exit(2)
 }
-// placeholders: nothing is called with them, they only switch the optional routes on
+// placeholders: nothing is called with them
 const FULL = {
   INGEST_TOKEN: 'openapi-document-ingest-token-0123456789',
   STRIPE_SECRET_KEY: 'sk_test_openapi',

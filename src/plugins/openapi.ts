@@ -69,10 +69,11 @@ async function openApiPlugin (app: FastifyInstance, opts: OpenApiOptions) {
       const url = routeUrl.length > 1 ? routeUrl.replace(/\/$/, '') : routeUrl
       if (!schema || schema.hide) return { schema, url }
       const { apiKeyScope, idempotent, freshProof, sessionCookie } = route.config ?? {}
+      const unlimited = (route.config as { rateLimit?: unknown } | undefined)?.rateLimit === false
       const response = schema.response as Record<string, unknown> | undefined
       const eventStream = SSE_STREAMS.get(response?.[200] as TSchema)
       for (const method of [route.method].flat()) {
-        traits.set(`${method.toLowerCase()} ${toOpenApiPath(url)}`, { apiKeyScope, idempotent, freshProof, sessionCookie, eventStream })
+        traits.set(`${method.toLowerCase()} ${toOpenApiPath(url)}`, { apiKeyScope, idempotent, freshProof, sessionCookie, eventStream, unlimited })
       }
       let security = schema.security
       if (apiKeyScope && security?.some((s) => 'bearer' in s)) security = [...security, { apiKey: [apiKeyScope] }]
