@@ -58,12 +58,12 @@ t.test('another account\'s endpoint, an unknown one and a malformed id are 404; 
     ] as const) {
       const res = await app.inject({ method, url, headers: other.auth })
       t.equal(res.statusCode, 404, `${method} ${url.replace(id, id === made.id ? '<another\'s>' : id)}`)
-      t.same(res.json(), { code: 404, message: 'webhook not found' })
+      t.has(res.json(), { code: 404, message: 'webhook not found' })
     }
   }
   t.same((await app.inject({ url: '/api/v1/webhooks', headers: other.auth })).json(), { items: [] }, 'the other account lists none')
   const unknownDelivery = await app.inject({ method: 'POST', url: `/api/v1/webhooks/${made.id}/deliveries/7d1f3a64-5b0e-4c3a-9f0e-2a1b3c4d5e6f/retry`, headers: owner.auth })
-  t.same(unknownDelivery.json(), { code: 404, message: 'delivery not found' })
+  t.has(unknownDelivery.json(), { code: 404, message: 'delivery not found' })
   t.equal((await app.inject({ url: '/api/v1/webhooks' })).statusCode, 401)
   t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${made.id}` })).statusCode, 401)
   t.equal((await app.inject({ url: '/api/v1/webhooks', headers: owner.auth })).json().items.length, 1, 'the owner\'s endpoint is untouched')
@@ -100,7 +100,7 @@ t.test(`at most ${MAX_ENDPOINTS} endpoints per account: 409 past that`, async (t
     create(app, u.auth, { url: `https://hooks.example.com/${i}`, events: ['report.ready'] })))
   t.equal(answers.filter((r) => r.statusCode === 201).length, MAX_ENDPOINTS, 'created, even all at once')
   const refused = answers.filter((r) => r.statusCode !== 201)
-  t.same(refused.map((r) => r.json()), [1, 2].map(() => ({ code: 409, message: `at most ${MAX_ENDPOINTS} webhooks per account` })))
+  t.has(refused.map((r) => r.json()), [1, 2].map(() => ({ code: 409, message: `at most ${MAX_ENDPOINTS} webhooks per account` })))
   const other = await signedInUser(app)
   t.equal((await create(app, other.auth, { url: 'https://hooks.example.com/', events: ['report.ready'] })).statusCode, 201, 'the cap is per account')
   const first = (await app.inject({ url: '/api/v1/webhooks', headers: u.auth })).json().items[0].id
@@ -134,7 +134,7 @@ t.test('production: https only, and no loopback, private or link-local address i
   }
   for (const [url, message] of refusals) {
     const res = await create(app, u.auth, { url, events: ['report.ready'] })
-    t.same({ status: res.statusCode, body: res.json() }, { status: 400, body: { code: 400, message } }, url)
+    t.has({ status: res.statusCode, body: res.json() }, { status: 400, body: { code: 400, message } }, url)
   }
   // a name is checked when a delivery connects (test/webhooks/outbound-rules.test.ts)
   const named = await create(app, u.auth, { url: 'https://hooks.example.com/in', events: ['report.ready'] })
