@@ -785,6 +785,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ingest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import profile data (NDJSON, one record per line; Bearer INGEST_TOKEN)
+         * @description The whole body is validated first: with invalid lines nothing is written (400) unless skipInvalid is true. Records upsert by their key (id; a follow by profileId and accountId; a friendship by its unordered pair), and a record whose key came earlier in the body replaces it: the last one wins, and sending the same data again changes nothing. The answer counts what was inserted, updated and unchanged per record type. A body may be sent with `Content-Encoding: gzip`; the body limit holds for its decompressed size too (413), a body that is not valid gzip is 400, another content coding 415. A deployment without INGEST_TOKEN answers every request 404: it takes no feed.
+         */
+        post: operations["ingestFeed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/profiles": {
         parameters: {
             query?: never;
@@ -961,7 +981,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The full interest category tree of the report's profile on a source
+         * The full interest category tree of the report's profile on a source; offset and limit page its categories
          * @description An API key needs the scope `reports:read`.
          */
         get: operations["getReportInterests"];
@@ -1065,7 +1085,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account's endpoints (never their secrets)
+         * The account's endpoints, oldest first, paged (never their secrets)
          * @description An API key needs the scope `webhooks`.
          */
         get: operations["listWebhooks"];
@@ -1527,7 +1547,10 @@ export interface components {
         GeneralError: {
             /** @description HTTP status */
             code: number;
+            /** @description what went wrong, for a person: its wording may change */
             message: string;
+            /** @description what went wrong, for a program: a stable snake_case name (`scope_missing`, `not_owner`, ...); each answer of the document lists those its status may carry */
+            reason?: string;
         };
         /** GenerateReportResponse */
         GenerateReportResponse: {
@@ -1562,6 +1585,41 @@ export interface components {
             /** @description return the JWT in the body */
             token?: boolean;
         };
+        /** IngestLineError */
+        IngestLineError: {
+            line: number;
+            reason: string;
+        };
+        /**
+         * IngestResult
+         * @description `imported`: records written per type, one per key (an account's interests included); `summary`: what that did to the database per type.
+         */
+        IngestResult: {
+            /** @description the first invalid lines, in line order */
+            errors: components["schemas"]["IngestLineError"][];
+            imported: {
+                account: number;
+                category: number;
+                follow: number;
+                friend: number;
+                interest: number;
+                profile: number;
+                redflag: number;
+            };
+            /** @description number of invalid lines (skipped) */
+            invalid: number;
+            /** @description records replaced by a later record of the same key in the input (the last one wins) */
+            replaced: number;
+            summary: {
+                account: components["schemas"]["Tally"];
+                category: components["schemas"]["Tally"];
+                follow: components["schemas"]["Tally"];
+                friend: components["schemas"]["Tally"];
+                interest: components["schemas"]["Tally"];
+                profile: components["schemas"]["Tally"];
+                redflag: components["schemas"]["Tally"];
+            };
+        };
         /** Interest */
         Interest: {
             /** @description red-flag bucket label, else the non-synthetic parent category name */
@@ -1586,8 +1644,12 @@ export interface components {
         };
         /** InterestsResponse */
         InterestsResponse: {
+            hasMore: boolean;
+            /** @description the categories in display order: every one, or the page asked for */
             items: components["schemas"]["Category"][];
             source: components["schemas"]["Source"];
+            /** @description the categories of the whole tree */
+            total: number;
         };
         /** IssuedApiKey */
         IssuedApiKey: {
@@ -1785,6 +1847,8 @@ export interface components {
         };
         /** ProfileSearchResult */
         ProfileSearchResult: {
+            /** @description a next page has matches (a search counts no total: it stops at the page) */
+            hasMore: boolean;
             /** @description exact username or full-name matches first, then by username */
             items: components["schemas"]["ProfileHit"][];
         };
@@ -2091,6 +2155,15 @@ export interface components {
             /** @enum {string} */
             status: "success";
         };
+        /** Tally */
+        Tally: {
+            /** @description keys new to the database */
+            inserted: number;
+            /** @description keys already stored with these values */
+            unchanged: number;
+            /** @description keys whose stored values changed */
+            updated: number;
+        };
         /** TotpConfirmBody */
         TotpConfirmBody: {
             /** @description the 6-digit code the authenticator app shows */
@@ -2201,7 +2274,10 @@ export interface components {
         WebhookEventType: "report.ready" | "report.failed" | "watch.alert" | "webhook.test";
         /** WebhookList */
         WebhookList: {
+            hasMore: boolean;
+            /** @description oldest first */
             items: components["schemas"]["Webhook"][];
+            total: number;
         };
         /** WebhookResult */
         WebhookResult: {
@@ -2230,18 +2306,24 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
+        /** @description the version of the representation: send it back in If-None-Match for a 304 */
+        ETag: string;
         /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
         IdempotentReplayed: "true";
-        /** @description on an answer to an API key: the requests the key may make per window (RATE_LIMIT_API_KEY) */
+        /** @description the path of the created resource */
+        Location: string;
+        /** @description the requests the budget that counted this one allows per window: an API key's own (RATE_LIMIT_API_KEY), else the user's or the client address's (RATE_LIMIT_GLOBAL), or a route's own */
         RateLimitLimit: number;
-        /** @description on an answer to an API key: the requests left in this window */
+        /** @description the requests left in this window of that budget */
         RateLimitRemaining: number;
-        /** @description on an answer to an API key: seconds until the window starts afresh */
+        /** @description seconds until the window of that budget starts afresh */
         RateLimitReset: number;
         /** @description seconds to wait before trying again */
         RetryAfter: number;
         /** @description sets (sign-in, refresh) or clears (sign-out) the session cookie `sid` (HttpOnly, Secure, SameSite=Lax) */
         SetSessionCookie: string;
+        /** @description RFC 6750: `Bearer`, with `error="invalid_token"` when a token was sent and refused */
+        WwwAuthenticate: string;
     };
     pathItems: never;
 }
@@ -2273,7 +2355,7 @@ export interface operations {
                     "application/json": components["schemas"]["AlertList"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2285,31 +2367,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2321,13 +2406,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2340,13 +2426,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2358,13 +2445,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2376,7 +2464,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -2407,7 +2496,7 @@ export interface operations {
                     "application/json": components["schemas"]["Alert"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2419,31 +2508,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2455,13 +2547,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2473,13 +2566,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2491,13 +2585,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2509,13 +2604,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2527,13 +2623,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2546,13 +2643,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2564,13 +2662,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2582,7 +2681,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -2611,25 +2711,27 @@ export interface operations {
                     "application/json": components["schemas"]["AlertMail"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2641,13 +2743,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2660,13 +2763,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2678,13 +2782,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2696,7 +2801,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -2729,7 +2835,7 @@ export interface operations {
                     "application/json": components["schemas"]["AlertMail"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2741,31 +2847,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2777,13 +2886,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2795,13 +2905,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2813,13 +2924,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2832,13 +2944,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2850,13 +2963,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2868,7 +2982,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -2891,75 +3006,97 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AlertMail"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2967,37 +3104,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -3026,7 +3172,7 @@ export interface operations {
                     "application/json": components["schemas"]["AlertsRead"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3038,31 +3184,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3074,13 +3223,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3092,13 +3242,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3110,13 +3261,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3129,13 +3281,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3147,13 +3300,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3165,7 +3319,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -3189,60 +3344,78 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AlertMail"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3250,37 +3423,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -3304,89 +3486,116 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Set-Cookie": components["headers"]["SetSessionCookie"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3394,37 +3603,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -3444,45 +3662,60 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3490,37 +3723,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -3553,6 +3795,10 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3572,99 +3818,127 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedApiKey"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3672,37 +3946,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -3724,118 +4007,153 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3843,37 +4161,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -3895,90 +4222,116 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3986,37 +4339,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -4036,90 +4398,117 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4127,37 +4516,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -4177,6 +4575,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4189,84 +4590,108 @@ export interface operations {
                     "application/json": components["schemas"]["GoogleNonce"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4274,37 +4699,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -4336,6 +4770,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Set-Cookie": components["headers"]["SetSessionCookie"];
                     [name: string]: unknown;
                 };
@@ -4352,54 +4789,69 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4407,37 +4859,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -4457,105 +4918,136 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4563,37 +5055,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -4613,45 +5114,60 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AuthInfo"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4659,37 +5175,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -4709,6 +5234,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4721,99 +5249,127 @@ export interface operations {
                     "application/json": components["schemas"]["TotpSetup"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4821,37 +5377,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -4871,105 +5436,136 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TotpRemoved"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4977,37 +5573,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -5036,6 +5641,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5051,99 +5659,127 @@ export interface operations {
                     "application/json": components["schemas"]["TotpConfirmResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5151,37 +5787,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -5205,6 +5850,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5220,84 +5868,108 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5305,37 +5977,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -5355,45 +6036,60 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PasskeyList"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5401,37 +6097,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -5453,118 +6158,153 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5572,37 +6312,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -5622,90 +6371,117 @@ export interface operations {
             /** @description the options of navigator.credentials.create() in JSON form (@simplewebauthn/browser's startRegistration takes them as optionsJSON) */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PasskeyRegistrationOptions"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5713,37 +6489,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -5767,105 +6552,137 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Passkey"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5873,37 +6690,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -5923,60 +6749,78 @@ export interface operations {
             /** @description the options of navigator.credentials.get() in JSON form (@simplewebauthn/browser's startAuthentication takes them as optionsJSON) */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PasskeyAssertionOptions"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5984,37 +6828,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -6038,6 +6891,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Set-Cookie": components["headers"]["SetSessionCookie"];
                     [name: string]: unknown;
                 };
@@ -6045,69 +6901,88 @@ export interface operations {
                     "application/json": components["schemas"]["PasskeySigninResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6115,37 +6990,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -6175,6 +7059,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6190,84 +7077,108 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6275,37 +7186,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -6329,90 +7249,117 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Reauthenticated"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6420,37 +7367,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -6479,6 +7435,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6494,54 +7453,69 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6549,37 +7523,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -6601,6 +7584,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6616,39 +7602,50 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6656,37 +7653,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -6717,6 +7723,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6732,69 +7741,88 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6802,37 +7830,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -6852,6 +7889,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6873,39 +7913,51 @@ export interface operations {
                     "application/json": components["schemas"]["SessionList"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6913,37 +7965,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -6963,90 +8024,117 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7054,37 +8142,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -7106,6 +8203,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Set-Cookie": components["headers"]["SetSessionCookie"];
                     [name: string]: unknown;
                 };
@@ -7113,114 +8213,146 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7228,37 +8360,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -7289,6 +8430,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Set-Cookie": components["headers"]["SetSessionCookie"];
                     [name: string]: unknown;
                 };
@@ -7305,54 +8449,69 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7360,37 +8519,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -7410,6 +8578,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Set-Cookie": components["headers"]["SetSessionCookie"];
                     [name: string]: unknown;
                 };
@@ -7417,84 +8588,108 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7502,37 +8697,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -7564,6 +8768,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7579,54 +8786,69 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7634,37 +8856,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -7684,6 +8915,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Set-Cookie": components["headers"]["SetSessionCookie"];
                     [name: string]: unknown;
                 };
@@ -7700,84 +8934,108 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7785,37 +9043,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -7845,105 +9112,136 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BillingUrl"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7951,37 +9249,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -8010,105 +9317,136 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BillingUrl"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8116,37 +9454,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -8175,6 +9522,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8190,84 +9540,108 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8275,37 +9649,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -8327,45 +9710,59 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8373,37 +9770,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -8423,6 +9829,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8437,9 +9846,12 @@ export interface operations {
                     "application/json": components["schemas"]["ClientConfig"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8447,37 +9859,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -8578,6 +9999,10 @@ export interface operations {
             /** @description the image (ETag; Cache-Control: private, max-age=31536000, immutable) */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8591,73 +10016,97 @@ export interface operations {
             /** @description If-None-Match names the image */
             304: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8665,52 +10114,317 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Bad gateway: an outbound request failed */
+            /** @description Bad gateway: an outbound request failed. `reason`: `bad_gateway`, `image_unavailable` */
             502: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 502,
-                     *       "message": "bad gateway"
+                     *       "message": "bad gateway",
+                     *       "reason": "bad_gateway"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    ingestFeed: {
+        parameters: {
+            query: {
+                /** @description import the valid lines and list the invalid ones */
+                skipInvalid: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `imported`: records written per type, one per key (an account's interests included); `summary`: what that did to the database per type. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "imported": {
+                     *         "category": 1,
+                     *         "redflag": 1,
+                     *         "interest": 1,
+                     *         "account": 1,
+                     *         "profile": 2,
+                     *         "follow": 1,
+                     *         "friend": 1
+                     *       },
+                     *       "summary": {
+                     *         "category": {
+                     *           "inserted": 1,
+                     *           "updated": 0,
+                     *           "unchanged": 0
+                     *         },
+                     *         "redflag": {
+                     *           "inserted": 0,
+                     *           "updated": 0,
+                     *           "unchanged": 1
+                     *         },
+                     *         "interest": {
+                     *           "inserted": 1,
+                     *           "updated": 0,
+                     *           "unchanged": 0
+                     *         },
+                     *         "account": {
+                     *           "inserted": 0,
+                     *           "updated": 1,
+                     *           "unchanged": 0
+                     *         },
+                     *         "profile": {
+                     *           "inserted": 1,
+                     *           "updated": 0,
+                     *           "unchanged": 1
+                     *         },
+                     *         "follow": {
+                     *           "inserted": 0,
+                     *           "updated": 1,
+                     *           "unchanged": 0
+                     *         },
+                     *         "friend": {
+                     *           "inserted": 1,
+                     *           "updated": 0,
+                     *           "unchanged": 0
+                     *         }
+                     *       },
+                     *       "replaced": 2,
+                     *       "invalid": 0,
+                     *       "errors": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IngestResult"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found. `reason`: `not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found",
+                     *       "reason": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large. `reason`: `body_too_large` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -8722,6 +10436,7 @@ export interface operations {
         parameters: {
             query: {
                 limit?: number;
+                offset?: number;
                 /** @description part of a username or full name, case-insensitive */
                 q: string;
                 /** @description source network */
@@ -8745,7 +10460,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileSearchResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8757,31 +10472,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8793,13 +10511,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8812,13 +10531,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8830,13 +10550,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8848,7 +10569,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -8880,7 +10602,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReportList"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8892,31 +10614,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8928,13 +10653,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8947,13 +10673,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8965,13 +10692,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8983,7 +10711,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -9021,6 +10750,7 @@ export interface operations {
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Location: components["headers"]["Location"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -9030,7 +10760,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedReport"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9042,31 +10772,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9078,13 +10811,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9096,13 +10830,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9114,13 +10849,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9132,13 +10868,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9150,13 +10887,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unprocessable: the Idempotency-Key was used with another request */
+            /** @description Unprocessable: the Idempotency-Key was used with another request. `reason`: `idempotency_key_reused`, `unprocessable` */
             422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9168,13 +10906,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 422,
-                     *       "message": "unprocessable content"
+                     *       "message": "unprocessable content",
+                     *       "reason": "unprocessable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9187,13 +10926,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9205,13 +10945,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9223,7 +10964,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -9245,6 +10987,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -9257,6 +11000,7 @@ export interface operations {
             /** @description Not modified: the ETag sent in If-None-Match still matches */
             304: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -9264,7 +11008,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9276,31 +11020,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9312,13 +11059,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9330,13 +11078,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9348,13 +11097,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9367,13 +11117,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9385,13 +11136,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9403,7 +11155,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -9432,7 +11185,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9444,31 +11197,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9480,13 +11236,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9498,13 +11255,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9516,13 +11274,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9534,13 +11293,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9552,13 +11312,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9571,13 +11332,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9589,13 +11351,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9607,7 +11370,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -9643,7 +11407,7 @@ export interface operations {
                     "application/json": components["schemas"]["DiffsResponse"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9655,31 +11419,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9691,13 +11458,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9709,13 +11477,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9727,13 +11496,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9746,13 +11516,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9764,13 +11535,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9782,7 +11554,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -9819,7 +11592,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9831,31 +11604,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9867,13 +11643,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9885,13 +11662,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9903,13 +11681,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9922,13 +11701,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9940,13 +11720,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9958,7 +11739,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -9996,7 +11778,7 @@ export interface operations {
                     "application/json": components["schemas"]["Friends"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10008,31 +11790,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10044,13 +11829,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10062,13 +11848,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10080,13 +11867,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10099,13 +11887,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10117,13 +11906,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10135,7 +11925,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -10170,7 +11961,7 @@ export interface operations {
                     "application/json": components["schemas"]["FriendDetail"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10182,31 +11973,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10218,13 +12012,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10236,13 +12031,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10254,13 +12050,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10273,13 +12070,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10291,13 +12089,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10309,7 +12108,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -10344,7 +12144,7 @@ export interface operations {
                     "application/json": components["schemas"]["GenerateReportResponse"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10356,31 +12156,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Payment required: no report credit left */
+            /** @description Payment required: no report credit left. `reason`: `no_report_credit`, `watch_limit_reached` */
             402: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10392,13 +12195,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 402,
-                     *       "message": "error"
+                     *       "message": "error",
+                     *       "reason": "error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10410,13 +12214,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10428,13 +12233,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10446,13 +12252,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10464,13 +12271,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10482,13 +12290,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10500,13 +12309,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unprocessable: the Idempotency-Key was used with another request */
+            /** @description Unprocessable: the Idempotency-Key was used with another request. `reason`: `idempotency_key_reused`, `unprocessable` */
             422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10518,13 +12328,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 422,
-                     *       "message": "unprocessable content"
+                     *       "message": "unprocessable content",
+                     *       "reason": "unprocessable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10537,13 +12348,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10555,13 +12367,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10573,7 +12386,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -10584,6 +12398,10 @@ export interface operations {
     getReportInterests: {
         parameters: {
             query?: {
+                /** @description categories in the page (default: every one) */
+                limit?: number;
+                /** @description the first category of the page (default 0) */
+                offset?: number;
                 /** @description source network */
                 source?: components["schemas"]["Source"];
             };
@@ -10607,7 +12425,7 @@ export interface operations {
                     "application/json": components["schemas"]["InterestsResponse"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10619,31 +12437,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10655,13 +12476,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10673,13 +12495,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10691,13 +12514,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10710,13 +12534,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10728,13 +12553,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10746,7 +12572,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -10785,6 +12612,7 @@ export interface operations {
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Location: components["headers"]["Location"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -10794,7 +12622,7 @@ export interface operations {
                     "application/json": components["schemas"]["Watch"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10806,31 +12634,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Payment required: no report credit left */
+            /** @description Payment required: no report credit left. `reason`: `no_report_credit`, `watch_limit_reached` */
             402: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10842,13 +12673,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 402,
-                     *       "message": "error"
+                     *       "message": "error",
+                     *       "reason": "error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10860,13 +12692,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10878,13 +12711,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10896,13 +12730,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10914,13 +12749,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10932,13 +12768,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10950,13 +12787,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unprocessable: the Idempotency-Key was used with another request */
+            /** @description Unprocessable: the Idempotency-Key was used with another request. `reason`: `idempotency_key_reused`, `unprocessable` */
             422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10968,13 +12806,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 422,
-                     *       "message": "unprocessable content"
+                     *       "message": "unprocessable content",
+                     *       "reason": "unprocessable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10987,13 +12826,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11005,13 +12845,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11023,7 +12864,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -11052,7 +12894,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11064,31 +12906,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11100,13 +12945,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11118,13 +12964,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11136,13 +12983,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11154,13 +13002,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11172,13 +13021,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11191,13 +13041,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11209,13 +13060,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11227,7 +13079,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -11271,7 +13124,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11283,31 +13136,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11319,13 +13175,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11337,13 +13194,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11355,13 +13213,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11374,13 +13233,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11392,13 +13252,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11410,7 +13271,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -11442,7 +13304,7 @@ export interface operations {
                     "text/event-stream": unknown;
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11454,31 +13316,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11490,13 +13355,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11509,13 +13375,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11527,13 +13394,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11545,7 +13413,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -11577,7 +13446,7 @@ export interface operations {
                     "application/json": components["schemas"]["WatchList"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11589,31 +13458,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11625,13 +13497,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11644,13 +13517,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11662,13 +13536,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11680,7 +13555,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -11690,7 +13566,10 @@ export interface operations {
     };
     listWebhooks: {
         parameters: {
-            query?: never;
+            query: {
+                limit: number;
+                offset: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -11709,8 +13588,8 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
-            /** @description Access denied: no valid credentials */
-            401: {
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -11720,14 +13599,35 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 401,
-                     *       "message": "access denied"
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11739,13 +13639,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11758,13 +13659,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11776,13 +13678,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11794,7 +13697,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -11822,6 +13726,7 @@ export interface operations {
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Location: components["headers"]["Location"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -11831,7 +13736,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhook"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11843,31 +13748,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11879,13 +13787,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11897,13 +13806,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11915,13 +13825,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11933,13 +13844,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unprocessable: the Idempotency-Key was used with another request */
+            /** @description Unprocessable: the Idempotency-Key was used with another request. `reason`: `idempotency_key_reused`, `unprocessable` */
             422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11951,13 +13863,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 422,
-                     *       "message": "unprocessable content"
+                     *       "message": "unprocessable content",
+                     *       "reason": "unprocessable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11970,13 +13883,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11988,13 +13902,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12006,7 +13921,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -12035,7 +13951,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12047,31 +13963,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12083,13 +14002,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12101,13 +14021,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12119,13 +14040,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12137,13 +14059,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12155,13 +14078,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12174,13 +14098,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12192,13 +14117,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12210,7 +14136,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -12244,7 +14171,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12256,31 +14183,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12292,13 +14222,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12310,13 +14241,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12328,13 +14260,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12347,13 +14280,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12365,13 +14299,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12383,7 +14318,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -12415,7 +14351,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueuedDelivery"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12427,31 +14363,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12463,13 +14402,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12481,13 +14421,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12499,13 +14440,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12517,13 +14459,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12535,13 +14478,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12553,13 +14497,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12572,13 +14517,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12590,13 +14536,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12608,7 +14555,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -12639,7 +14587,7 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedWebhook"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12651,31 +14599,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12687,13 +14638,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12705,13 +14657,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12723,13 +14676,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12741,13 +14695,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12759,13 +14714,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12778,13 +14734,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12796,13 +14753,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12814,7 +14772,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -12845,7 +14804,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueuedDelivery"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12857,31 +14816,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12893,13 +14855,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12911,13 +14874,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12929,13 +14893,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12947,13 +14912,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12965,13 +14931,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12983,13 +14950,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13002,13 +14970,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13020,13 +14989,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13038,7 +15008,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
