@@ -45,8 +45,9 @@ async function openApiPlugin (app: FastifyInstance, opts: OpenApiOptions) {
       info: {
         title: 'Profile Interest Reporting Service',
         version: opts.version,
-        description: 'Interest reports on social-network profiles. Errors: `{code, message}` (GeneralError); ' +
-          'form endpoints answer `{status, fieldError}`.'
+        description: 'Interest reports on social-network profiles. Errors: `{code, message, reason}` (GeneralError; ' +
+          '`reason` is a stable name for programs, each answer lists those of its status); form endpoints answer `{status, fieldError}`. ' +
+          'Every limited answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.'
       },
       tags: TAGS,
       components: {

@@ -7,7 +7,7 @@
 // Every 429 names its limiter and the kind of key it counts for the `rate limit refused` line
 // (src/plugins/refusal-log.ts). Every limited answer carries one header family, the IETF draft's
 // RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (seconds), of the budget that counted it,
-// and a 429 Retry-After (docs/integration.md, Rate limits).
+// and a 429 Retry-After (docs/integration.md, Budgets: rate limits).
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
 import { Redis } from 'ioredis'

@@ -9,9 +9,8 @@ import { issueKey } from './support.ts'
 const KEY_LIMIT = 3
 const app = await build(t, { ...CHEAP_ARGON2, RATE_LIMIT_API_KEY: String(KEY_LIMIT), RATE_LIMIT_GLOBAL: '10', RATE_LIMIT_AUTH_FAILURES_IP: '3' })
 const reports = (auth: Record<string, string>, remoteAddress?: string) => app.inject({ url: '/api/v1/report', headers: auth, remoteAddress })
-const KEY_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']
 
-t.test('a key\'s answers carry its budget; the 429 past it carries Retry-After; a person\'s carry none', async (t) => {
+t.test('a key\'s answers carry its budget; the 429 past it carries Retry-After; a person\'s carry their own budget', async (t) => {
   const owner = await signedInUser(app)
   const key = await issueKey(app, owner.auth)
   for (let i = 1; i <= KEY_LIMIT; i++) {
@@ -43,7 +42,7 @@ t.test('a key\'s answers carry its budget; the 429 past it carries Retry-After; 
   t.equal(fresh.headers['ratelimit-remaining'], String(KEY_LIMIT - 1))
 })
 
-t.test('a refused scope counts and carries the headers; the cookie\'s requests carry none', async (t) => {
+t.test('a refused scope counts and carries the headers; the cookie\'s requests do not count the key', async (t) => {
   const owner = await signedInUser(app)
   const key = await issueKey(app, owner.auth, { scopes: ['profiles:read'] })
   const refused = await reports(key.auth)
