@@ -41,7 +41,7 @@ t.test('GET /api/v1/profiles', async (t) => {
   t.test('matches username and full name, case-insensitively, by substring', async (t) => {
     const res = await search('q=JDOE')
     t.equal(res.statusCode, 200)
-    t.same(res.json(), { items: [{ source: 'ig', username: 'JDoe', fullname: 'John Doe', image: 'https://img.example/p1.png', link: 'https://ig.example/jdoe' }] })
+    t.same(res.json(), { items: [{ source: 'ig', username: 'JDoe', fullname: 'John Doe', image: 'https://img.example/p1.png', link: 'https://ig.example/jdoe' }], hasMore: false })
     t.same(await names('q=john'), ['ig/JDoe', 'fb/john.doe'], 'full name match on both; ordered by username')
     t.same(await names('q=oe'), ['ig/JDoe', 'fb/john.doe'], 'substring')
     t.same(await names('q=nobody-here'), [])
@@ -61,11 +61,15 @@ t.test('GET /api/v1/profiles', async (t) => {
     t.same(await names('q=john&source=li'), [])
   })
 
-  t.test('limit', async (t) => {
+  t.test('limit and offset', async (t) => {
     t.same(await names('q=o'), ['tt/aalice', 'ig/bob', 'tw/discx50y', 'ig/JDoe', 'fb/john.doe'])
     t.same(await names('q=o&limit=2'), ['tt/aalice', 'ig/bob'])
     t.same(await names('q=o&limit=1'), ['tt/aalice'])
     t.equal((await names('q=o&limit=50')).length, 5)
+    t.same(await names('q=o&offset=2&limit=2'), ['tw/discx50y', 'ig/JDoe'], 'offset goes on where a page ended')
+    t.same(await names('q=o&offset=5'), [], 'past the last match: an empty page')
+    t.equal((await search('q=o&limit=4')).json().hasMore, true, 'a fifth match: hasMore')
+    t.equal((await search('q=o&offset=3&limit=2')).json().hasMore, false, 'the last page')
   })
 
   t.test('LIKE wildcards are matched literally', async (t) => {

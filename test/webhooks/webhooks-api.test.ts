@@ -24,7 +24,7 @@ t.test('create, list, rotate, delete; the secret is shown once', async (t) => {
 
   const list = await app.inject({ url: '/api/v1/webhooks', headers: u.auth })
   t.equal(list.statusCode, 200)
-  t.same(list.json(), { items: [{ id: made.id, url: made.url, events: made.events, createdAt: made.createdAt, disabledAt: null }] })
+  t.same(list.json(), { items: [{ id: made.id, url: made.url, events: made.events, createdAt: made.createdAt, disabledAt: null }], total: 1, hasMore: false })
   t.notOk(list.body.includes(made.secret.slice(6)), 'the list never carries the secret')
 
   const rotated = await app.inject({ method: 'POST', url: `/api/v1/webhooks/${made.id}/rotate`, headers: u.auth })
@@ -41,7 +41,7 @@ t.test('create, list, rotate, delete; the secret is shown once', async (t) => {
   t.ok(left > 23 * 3600_000 && left <= 24 * 3600_000, 'for 24 h')
 
   t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${made.id}`, headers: u.auth })).statusCode, 204)
-  t.same((await app.inject({ url: '/api/v1/webhooks', headers: u.auth })).json(), { items: [] })
+  t.same((await app.inject({ url: '/api/v1/webhooks', headers: u.auth })).json(), { items: [], total: 0, hasMore: false })
   t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${made.id}`, headers: u.auth })).statusCode, 404, 'gone')
 })
 
@@ -61,7 +61,7 @@ t.test('another account\'s endpoint, an unknown one and a malformed id are 404; 
       t.has(res.json(), { code: 404, message: 'webhook not found' })
     }
   }
-  t.same((await app.inject({ url: '/api/v1/webhooks', headers: other.auth })).json(), { items: [] }, 'the other account lists none')
+  t.same((await app.inject({ url: '/api/v1/webhooks', headers: other.auth })).json(), { items: [], total: 0, hasMore: false }, 'the other account lists none')
   const unknownDelivery = await app.inject({ method: 'POST', url: `/api/v1/webhooks/${made.id}/deliveries/7d1f3a64-5b0e-4c3a-9f0e-2a1b3c4d5e6f/retry`, headers: owner.auth })
   t.has(unknownDelivery.json(), { code: 404, message: 'delivery not found' })
   t.equal((await app.inject({ url: '/api/v1/webhooks' })).statusCode, 401)
@@ -90,7 +90,7 @@ t.test('what a body may be: events a non-empty set of known events, url an http(
     t.equal(res.json().code, 400)
     t.type(res.json().message, 'string')
   }
-  t.same((await app.inject({ url: '/api/v1/webhooks', headers: u.auth })).json(), { items: [] }, 'nothing was created')
+  t.same((await app.inject({ url: '/api/v1/webhooks', headers: u.auth })).json(), { items: [], total: 0, hasMore: false }, 'nothing was created')
 })
 
 t.test(`at most ${MAX_ENDPOINTS} endpoints per account: 409 past that`, async (t) => {
