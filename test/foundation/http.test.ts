@@ -100,7 +100,7 @@ t.test('form endpoints: a body that is JSON but fails the schema is HTTP 200 nam
   const long = await answer(t, { method: 'POST', url: '/api/v1/auth/signup', payload: { email, password: GOOD_PASSWORD, token: 'x', acquisition_code: 'a'.repeat(257) } },
     400, { code: 400 }, 'acquisition_code of 257 characters')
   t.match(long.json().message, /acquisition_code/, 'the message names acquisition_code')
-  t.same(Object.keys(long.json()).sort(), ['code', 'message'])
+  t.same(Object.keys(long.json()).sort(), ['code', 'message', 'reason'])
   await answer(t, { method: 'POST', url: '/api/v1/auth/signup', payload: { email, password: GOOD_PASSWORD, token: 'x', acquisition_code: 'a'.repeat(256) } },
     200, { status: 'success' }, 'acquisition_code of 256 characters')
   const stored = await app.database.query<{ acquisition_code: string }>('select acquisition_code from users where email = $1', [email])
@@ -180,7 +180,7 @@ t.test('the database down: health 503, routes 503 GeneralError, no query paramet
   const health = await down.inject({ url: '/api/v1/health' })
   t.equal(health.statusCode, 503)
   t.same(health.json(), { status: 'unavailable', db: 'down' })
-  const unavailable = general(503, 'service unavailable')
+  const unavailable = { ...general(503, 'service unavailable'), reason: 'unavailable' }
   t.same((await signin(down, { email })).json(), unavailable, 'sign-in')
   t.same((await down.inject({ method: 'POST', url: '/api/v1/auth/signup', payload: { email: uniqueEmail(), password: GOOD_PASSWORD, token: 'x' } })).json(), unavailable, 'sign-up')
   const refresh = await down.inject({ method: 'POST', url: '/api/v1/auth/token/refresh', headers: { cookie } })
