@@ -69,7 +69,7 @@ t.test('a profile without follows has seen the month the report was generated in
   t.same(await seenMonths(made.json().id), { tw: ['p-quiet', 2024 * 12 + 2] })
 })
 
-t.test('what cannot be watched: a draft 409, an unknown report 404, a bad id 400, another user\'s 403', async (t) => {
+t.test('what cannot be watched: a draft 409, an unknown report 404, a malformed id 404 as on every route, another user\'s 403', async (t) => {
   const u = await signedInUser(app)
   const other = await signedInUser(app)
   const draft = await createReport(app, u.auth)
@@ -82,7 +82,7 @@ t.test('what cannot be watched: a draft 409, an unknown report 404, a bad id 400
 
   const unknown = await watch(u.auth, '00000000-0000-4000-8000-000000000000')
   t.has([unknown.statusCode, unknown.json()], [404, { code: 404, message: 'report not found' }])
-  t.equal((await watch(u.auth, 'not-a-uuid')).statusCode, 400)
+  t.equal((await watch(u.auth, 'not-a-uuid')).statusCode, 404, 'a malformed id names nothing: 404, as on /report/{id}')
   t.equal((await unwatch(u.auth, '00000000-0000-4000-8000-000000000000')).statusCode, 404)
 
   const mine = await reportRow(app, userIdOf(u.token))
