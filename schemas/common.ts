@@ -19,7 +19,11 @@ export const UuidSchema = (options: { description?: string } = {}) => Type.Strin
 
 export const GeneralErrorSchema = Type.Object({
   code: Type.Integer({ description: 'HTTP status' }),
-  message: Type.String()
+  message: Type.String({ description: 'what went wrong, for a person: its wording may change' }),
+  reason: Type.Optional(Type.String({
+    pattern: '^[a-z][a-z_]*$',
+    description: 'what went wrong, for a program: a stable snake_case name (`scope_missing`, `not_owner`, ...); each answer of the document lists those its status may carry'
+  }))
 }, { title: 'GeneralError', $id: 'GeneralError' })
 export type GeneralError = Static<typeof GeneralErrorSchema>
 

@@ -5,8 +5,9 @@ import { SourceSchema } from './common.ts'
 export const ProfileSearchQuerySchema = Type.Object({
   q: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'part of a username or full name, case-insensitive' }),
   source: Type.Optional(SourceSchema),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10 }))
-}, { additionalProperties: false, examples: [{ q: 'jdoe', source: 'ig', limit: 10 }] })
+}, { additionalProperties: false, examples: [{ q: 'jdoe', source: 'ig', offset: 0, limit: 10 }] })
 export type ProfileSearchQuery = Static<typeof ProfileSearchQuerySchema>
 
 export const ProfileHitSchema = Type.Object({
@@ -19,6 +20,7 @@ export const ProfileHitSchema = Type.Object({
 export type ProfileHit = Static<typeof ProfileHitSchema>
 
 export const ProfileSearchResultSchema = Type.Object({
-  items: Type.Array(ProfileHitSchema, { description: 'exact username or full-name matches first, then by username' })
+  items: Type.Array(ProfileHitSchema, { description: 'exact username or full-name matches first, then by username' }),
+  hasMore: Type.Boolean({ description: 'a next page has matches (a search counts no total: it stops at the page)' })
 }, { title: 'ProfileSearchResult' })
 export type ProfileSearchResult = Static<typeof ProfileSearchResultSchema>

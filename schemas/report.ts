@@ -183,7 +183,9 @@ export type Report = Static<typeof ReportSchema>
 
 export const InterestsResponseSchema = Type.Object({
   source: SourceSchema,
-  items: Type.Array(CategorySchema)
+  items: Type.Array(CategorySchema, { description: 'the categories in display order: every one, or the page asked for' }),
+  total: Type.Integer({ minimum: 0, description: 'the categories of the whole tree' }),
+  hasMore: Type.Boolean()
 }, { title: 'InterestsResponse' })
 export type InterestsResponse = Static<typeof InterestsResponseSchema>
 
@@ -211,6 +213,15 @@ export const FriendsQuerySchema = Type.Object({
   limit: Limit
 }, closed)
 export type FriendsQuery = Static<typeof FriendsQuerySchema>
+
+// The interests are the whole tree unless a page is asked for (the interface specification's
+// "complete tree"): offset and limit have no default here, and page its categories when given.
+export const InterestsQuerySchema = Type.Object({
+  source: SourceParam,
+  offset: Type.Optional(Type.Integer({ minimum: 0, description: 'the first category of the page (default 0)' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'categories in the page (default: every one)' }))
+}, closed)
+export type InterestsQuery = Static<typeof InterestsQuerySchema>
 
 export const DiffsQuerySchema = Type.Object({ source: SourceParam, offset: Offset, limit: Limit }, closed)
 export type DiffsQuery = Static<typeof DiffsQuerySchema>

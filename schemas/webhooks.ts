@@ -64,7 +64,11 @@ export const WebhookSchema = Type.Object({
   disabledAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'set when the endpoint answered 410 Gone, or its account was cut off (a password reset by recovery link, sign-out everywhere with apiKeys): nothing more is sent to it' })
 }, { title: 'Webhook' })
 
-export const WebhookListSchema = Type.Object({ items: Type.Array(WebhookSchema) }, { title: 'WebhookList' })
+export const WebhookListSchema = Type.Object({
+  items: Type.Array(WebhookSchema, { description: 'oldest first' }),
+  total: Type.Integer({ minimum: 0 }),
+  hasMore: Type.Boolean()
+}, { title: 'WebhookList' })
 
 export const RotatedWebhookSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),

@@ -788,6 +788,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ingest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import profile data (NDJSON, one record per line; Bearer INGEST_TOKEN)
+         * @description The whole body is validated first: with invalid lines nothing is written (400) unless skipInvalid is true. Records upsert by their key (id; a follow by profileId and accountId; a friendship by its unordered pair), and a record whose key came earlier in the body replaces it: the last one wins, and sending the same data again changes nothing. The answer counts what was inserted, updated and unchanged per record type. A body may be sent with `Content-Encoding: gzip`; the body limit holds for its decompressed size too (413), a body that is not valid gzip is 400, another content coding 415. A deployment without INGEST_TOKEN answers every request 404: it takes no feed.
+         */
+        post: operations["ingestFeed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/profiles": {
         parameters: {
             query?: never;
@@ -984,7 +1004,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The full interest category tree of the report's profile on a source
+         * The full interest category tree of the report's profile on a source; offset and limit page its categories
          * @description An API key needs the scope `reports:read`.
          */
         get: operations["getReportInterests"];
@@ -1088,7 +1108,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account's endpoints (never their secrets)
+         * The account's endpoints, oldest first, paged (never their secrets)
          * @description An API key needs the scope `webhooks`.
          */
         get: operations["listWebhooks"];
@@ -1567,7 +1587,10 @@ export interface components {
         GeneralError: {
             /** @description HTTP status */
             code: number;
+            /** @description what went wrong, for a person: its wording may change */
             message: string;
+            /** @description what went wrong, for a program: a stable snake_case name (`scope_missing`, `not_owner`, ...); each answer of the document lists those its status may carry */
+            reason?: string;
         };
         /** GenerateReportResponse */
         GenerateReportResponse: {
@@ -1602,6 +1625,41 @@ export interface components {
             /** @description return the JWT in the body */
             token?: boolean;
         };
+        /** IngestLineError */
+        IngestLineError: {
+            line: number;
+            reason: string;
+        };
+        /**
+         * IngestResult
+         * @description `imported`: records written per type, one per key (an account's interests included); `summary`: what that did to the database per type.
+         */
+        IngestResult: {
+            /** @description the first invalid lines, in line order */
+            errors: components["schemas"]["IngestLineError"][];
+            imported: {
+                account: number;
+                category: number;
+                follow: number;
+                friend: number;
+                interest: number;
+                profile: number;
+                redflag: number;
+            };
+            /** @description number of invalid lines (skipped) */
+            invalid: number;
+            /** @description records replaced by a later record of the same key in the input (the last one wins) */
+            replaced: number;
+            summary: {
+                account: components["schemas"]["Tally"];
+                category: components["schemas"]["Tally"];
+                follow: components["schemas"]["Tally"];
+                friend: components["schemas"]["Tally"];
+                interest: components["schemas"]["Tally"];
+                profile: components["schemas"]["Tally"];
+                redflag: components["schemas"]["Tally"];
+            };
+        };
         /** Interest */
         Interest: {
             /** @description red-flag bucket label, else the non-synthetic parent category name */
@@ -1626,8 +1684,12 @@ export interface components {
         };
         /** InterestsResponse */
         InterestsResponse: {
+            hasMore: boolean;
+            /** @description the categories in display order: every one, or the page asked for */
             items: components["schemas"]["Category"][];
             source: components["schemas"]["Source"];
+            /** @description the categories of the whole tree */
+            total: number;
         };
         /** IssuedApiKey */
         IssuedApiKey: {
@@ -1829,6 +1891,8 @@ export interface components {
         };
         /** ProfileSearchResult */
         ProfileSearchResult: {
+            /** @description a next page has matches (a search counts no total: it stops at the page) */
+            hasMore: boolean;
             /** @description exact username or full-name matches first, then by username */
             items: components["schemas"]["ProfileHit"][];
         };
@@ -2151,6 +2215,15 @@ export interface components {
             /** @enum {string} */
             status: "success";
         };
+        /** Tally */
+        Tally: {
+            /** @description keys new to the database */
+            inserted: number;
+            /** @description keys already stored with these values */
+            unchanged: number;
+            /** @description keys whose stored values changed */
+            updated: number;
+        };
         /** TotpConfirmBody */
         TotpConfirmBody: {
             /** @description the 6-digit code the authenticator app shows */
@@ -2268,7 +2341,10 @@ export interface components {
         WebhookEventType: "report.ready" | "report.failed" | "watch.alert" | "webhook.test";
         /** WebhookList */
         WebhookList: {
+            hasMore: boolean;
+            /** @description oldest first */
             items: components["schemas"]["Webhook"][];
+            total: number;
         };
         /** WebhookResult */
         WebhookResult: {
@@ -2297,18 +2373,24 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
+        /** @description the version of the representation: send it back in If-None-Match for a 304 */
+        ETag: string;
         /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
         IdempotentReplayed: "true";
-        /** @description on an answer to an API key: the requests the key may make per window (RATE_LIMIT_API_KEY) */
+        /** @description the path of the created resource */
+        Location: string;
+        /** @description the requests the budget that counted this one allows per window: an API key's own (RATE_LIMIT_API_KEY), else the user's or the client address's (RATE_LIMIT_GLOBAL), or a route's own */
         RateLimitLimit: number;
-        /** @description on an answer to an API key: the requests left in this window */
+        /** @description the requests left in this window of that budget */
         RateLimitRemaining: number;
-        /** @description on an answer to an API key: seconds until the window starts afresh */
+        /** @description seconds until the window of that budget starts afresh */
         RateLimitReset: number;
         /** @description seconds to wait before trying again */
         RetryAfter: number;
         /** @description sets (sign-in, refresh) or clears (sign-out) the session cookie `sid` (HttpOnly, Secure, SameSite=Lax) */
         SetSessionCookie: string;
+        /** @description RFC 6750: `Bearer`, with `error="invalid_token"` when a token was sent and refused */
+        WwwAuthenticate: string;
     };
     pathItems: never;
 }
@@ -2340,7 +2422,7 @@ export interface operations {
                     "application/json": components["schemas"]["AlertList"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2352,31 +2434,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2388,13 +2473,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2407,13 +2493,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2425,13 +2512,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2443,7 +2531,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -2474,7 +2563,7 @@ export interface operations {
                     "application/json": components["schemas"]["Alert"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2486,31 +2575,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2522,13 +2614,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2540,13 +2633,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2558,13 +2652,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2576,13 +2671,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2594,13 +2690,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2613,13 +2710,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2631,13 +2729,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2649,7 +2748,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -2678,25 +2778,27 @@ export interface operations {
                     "application/json": components["schemas"]["AlertMail"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2708,13 +2810,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2727,13 +2830,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2745,13 +2849,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2763,7 +2868,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -2796,7 +2902,7 @@ export interface operations {
                     "application/json": components["schemas"]["AlertMail"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2808,31 +2914,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2844,13 +2953,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2862,13 +2972,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2880,13 +2991,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2899,13 +3011,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2917,13 +3030,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2935,7 +3049,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -2958,90 +3073,116 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AlertMail"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3049,37 +3190,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -3108,7 +3258,7 @@ export interface operations {
                     "application/json": components["schemas"]["AlertsRead"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3120,31 +3270,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3156,13 +3309,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3174,13 +3328,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3192,13 +3347,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3211,13 +3367,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3229,13 +3386,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3247,7 +3405,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -3271,75 +3430,97 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AlertMail"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3347,37 +3528,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -3401,89 +3591,116 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Set-Cookie": components["headers"]["SetSessionCookie"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3491,37 +3708,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -3541,45 +3767,60 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3587,37 +3828,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -3650,6 +3900,10 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3669,99 +3923,127 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedApiKey"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3769,37 +4051,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -3821,118 +4112,153 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3940,37 +4266,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -3992,90 +4327,116 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4083,37 +4444,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -4133,90 +4503,117 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4224,37 +4621,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -4274,6 +4680,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4286,84 +4695,108 @@ export interface operations {
                     "application/json": components["schemas"]["GoogleNonce"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4371,37 +4804,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -4433,6 +4875,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Set-Cookie": components["headers"]["SetSessionCookie"];
                     [name: string]: unknown;
                 };
@@ -4449,54 +4894,69 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4504,37 +4964,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -4554,105 +5023,136 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4660,37 +5160,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -4710,45 +5219,60 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AuthInfo"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4756,37 +5280,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -4806,6 +5339,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4818,99 +5354,127 @@ export interface operations {
                     "application/json": components["schemas"]["TotpSetup"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4918,37 +5482,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -4972,105 +5545,136 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TotpRemoved"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5078,37 +5682,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -5137,6 +5750,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5152,99 +5768,127 @@ export interface operations {
                     "application/json": components["schemas"]["TotpConfirmResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5252,37 +5896,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -5306,6 +5959,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5321,84 +5977,108 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5406,37 +6086,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -5456,45 +6145,60 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PasskeyList"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5502,37 +6206,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -5558,118 +6271,153 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5677,37 +6425,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -5727,90 +6484,117 @@ export interface operations {
             /** @description the options of navigator.credentials.create() in JSON form (@simplewebauthn/browser's startRegistration takes them as optionsJSON) */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PasskeyRegistrationOptions"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5818,37 +6602,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -5872,105 +6665,137 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Passkey"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5978,37 +6803,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -6028,60 +6862,78 @@ export interface operations {
             /** @description the options of navigator.credentials.get() in JSON form (@simplewebauthn/browser's startAuthentication takes them as optionsJSON) */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PasskeyAssertionOptions"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6089,37 +6941,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -6143,6 +7004,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Set-Cookie": components["headers"]["SetSessionCookie"];
                     [name: string]: unknown;
                 };
@@ -6150,69 +7014,88 @@ export interface operations {
                     "application/json": components["schemas"]["PasskeySigninResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6220,37 +7103,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -6280,6 +7172,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6295,84 +7190,108 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6380,37 +7299,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -6434,90 +7362,117 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Reauthenticated"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6525,37 +7480,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -6584,6 +7548,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6599,54 +7566,69 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6654,37 +7636,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -6706,6 +7697,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6721,39 +7715,50 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6761,37 +7766,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -6817,6 +7831,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6837,69 +7854,88 @@ export interface operations {
                     "application/json": components["schemas"]["RecoveryResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6907,37 +7943,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -6957,6 +8002,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6978,39 +8026,51 @@ export interface operations {
                     "application/json": components["schemas"]["SessionList"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7018,37 +8078,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -7077,90 +8146,117 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["EndSessionsResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7168,37 +8264,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -7220,6 +8325,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Set-Cookie": components["headers"]["SetSessionCookie"];
                     [name: string]: unknown;
                 };
@@ -7227,114 +8335,146 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7342,37 +8482,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -7403,6 +8552,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Set-Cookie": components["headers"]["SetSessionCookie"];
                     [name: string]: unknown;
                 };
@@ -7419,54 +8571,69 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7474,37 +8641,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -7524,6 +8700,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Set-Cookie": components["headers"]["SetSessionCookie"];
                     [name: string]: unknown;
                 };
@@ -7531,84 +8710,108 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7616,37 +8819,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -7678,6 +8890,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7693,54 +8908,69 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7748,37 +8978,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -7798,6 +9037,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Set-Cookie": components["headers"]["SetSessionCookie"];
                     [name: string]: unknown;
                 };
@@ -7814,84 +9056,108 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7899,37 +9165,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -7959,105 +9234,136 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BillingUrl"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8065,37 +9371,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -8124,105 +9439,136 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BillingUrl"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8230,37 +9576,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -8289,6 +9644,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8304,84 +9662,108 @@ export interface operations {
                     "application/json": components["schemas"]["FormResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8389,37 +9771,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -8441,45 +9832,59 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8487,37 +9892,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -8537,6 +9951,9 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8551,9 +9968,12 @@ export interface operations {
                     "application/json": components["schemas"]["ClientConfig"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8561,37 +9981,46 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -8692,6 +10121,10 @@ export interface operations {
             /** @description the image (ETag; Cache-Control: private, max-age=31536000, immutable) */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8705,73 +10138,97 @@ export interface operations {
             /** @description If-None-Match names the image */
             304: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8779,52 +10236,317 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Bad gateway: an outbound request failed */
+            /** @description Bad gateway: an outbound request failed. `reason`: `bad_gateway`, `image_unavailable` */
             502: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 502,
-                     *       "message": "bad gateway"
+                     *       "message": "bad gateway",
+                     *       "reason": "bad_gateway"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    ingestFeed: {
+        parameters: {
+            query: {
+                /** @description import the valid lines and list the invalid ones */
+                skipInvalid: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `imported`: records written per type, one per key (an account's interests included); `summary`: what that did to the database per type. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "imported": {
+                     *         "category": 1,
+                     *         "redflag": 1,
+                     *         "interest": 1,
+                     *         "account": 1,
+                     *         "profile": 2,
+                     *         "follow": 1,
+                     *         "friend": 1
+                     *       },
+                     *       "summary": {
+                     *         "category": {
+                     *           "inserted": 1,
+                     *           "updated": 0,
+                     *           "unchanged": 0
+                     *         },
+                     *         "redflag": {
+                     *           "inserted": 0,
+                     *           "updated": 0,
+                     *           "unchanged": 1
+                     *         },
+                     *         "interest": {
+                     *           "inserted": 1,
+                     *           "updated": 0,
+                     *           "unchanged": 0
+                     *         },
+                     *         "account": {
+                     *           "inserted": 0,
+                     *           "updated": 1,
+                     *           "unchanged": 0
+                     *         },
+                     *         "profile": {
+                     *           "inserted": 1,
+                     *           "updated": 0,
+                     *           "unchanged": 1
+                     *         },
+                     *         "follow": {
+                     *           "inserted": 0,
+                     *           "updated": 1,
+                     *           "unchanged": 0
+                     *         },
+                     *         "friend": {
+                     *           "inserted": 1,
+                     *           "updated": 0,
+                     *           "unchanged": 0
+                     *         }
+                     *       },
+                     *       "replaced": 2,
+                     *       "invalid": 0,
+                     *       "errors": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IngestResult"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found. `reason`: `not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found",
+                     *       "reason": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large. `reason`: `body_too_large` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -8836,6 +10558,7 @@ export interface operations {
         parameters: {
             query: {
                 limit?: number;
+                offset?: number;
                 /** @description part of a username or full name, case-insensitive */
                 q: string;
                 /** @description source network */
@@ -8859,7 +10582,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileSearchResult"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8871,31 +10594,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8907,13 +10633,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8926,13 +10653,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8944,13 +10672,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8962,7 +10691,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -8994,7 +10724,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReportList"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9006,31 +10736,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9042,13 +10775,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9061,13 +10795,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9079,13 +10814,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9097,7 +10833,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -9135,6 +10872,7 @@ export interface operations {
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Location: components["headers"]["Location"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -9144,7 +10882,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedReport"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9156,31 +10894,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9192,13 +10933,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9210,13 +10952,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9228,13 +10971,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9246,13 +10990,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9264,13 +11009,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unprocessable: the Idempotency-Key was used with another request */
+            /** @description Unprocessable: the Idempotency-Key was used with another request. `reason`: `idempotency_key_reused`, `unprocessable` */
             422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9282,13 +11028,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 422,
-                     *       "message": "unprocessable content"
+                     *       "message": "unprocessable content",
+                     *       "reason": "unprocessable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9301,13 +11048,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9319,13 +11067,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9337,7 +11086,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -9359,6 +11109,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -9371,6 +11122,7 @@ export interface operations {
             /** @description Not modified: the ETag sent in If-None-Match still matches */
             304: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -9378,7 +11130,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9390,31 +11142,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9426,13 +11181,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9444,13 +11200,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9462,13 +11219,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9481,13 +11239,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9499,13 +11258,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9517,7 +11277,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -9546,7 +11307,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9558,31 +11319,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9594,13 +11358,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9612,13 +11377,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9630,13 +11396,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9648,13 +11415,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9666,13 +11434,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9685,13 +11454,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9703,13 +11473,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9721,7 +11492,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -9757,7 +11529,7 @@ export interface operations {
                     "application/json": components["schemas"]["DiffsResponse"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9769,31 +11541,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9805,13 +11580,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9823,13 +11599,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9841,13 +11618,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9860,13 +11638,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9878,13 +11657,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9896,7 +11676,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -9933,7 +11714,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9945,31 +11726,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9981,13 +11765,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9999,13 +11784,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10017,13 +11803,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10036,13 +11823,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10054,13 +11842,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10072,7 +11861,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -10106,7 +11896,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10118,31 +11908,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10154,13 +11947,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10172,13 +11966,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10190,13 +11985,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10209,13 +12005,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10227,13 +12024,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10245,7 +12043,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -10283,7 +12082,7 @@ export interface operations {
                     "application/json": components["schemas"]["Friends"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10295,31 +12094,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10331,13 +12133,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10349,13 +12152,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10367,13 +12171,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10386,13 +12191,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10404,13 +12210,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10422,7 +12229,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -10457,7 +12265,7 @@ export interface operations {
                     "application/json": components["schemas"]["FriendDetail"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10469,31 +12277,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10505,13 +12316,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10523,13 +12335,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10541,13 +12354,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10560,13 +12374,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10578,13 +12393,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10596,7 +12412,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -10631,7 +12448,7 @@ export interface operations {
                     "application/json": components["schemas"]["GenerateReportResponse"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10643,31 +12460,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Payment required: no report credit left */
+            /** @description Payment required: no report credit left. `reason`: `no_report_credit`, `watch_limit_reached` */
             402: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10679,13 +12499,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 402,
-                     *       "message": "error"
+                     *       "message": "error",
+                     *       "reason": "error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10697,13 +12518,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10715,13 +12537,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10733,13 +12556,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10751,13 +12575,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10769,13 +12594,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10787,13 +12613,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unprocessable: the Idempotency-Key was used with another request */
+            /** @description Unprocessable: the Idempotency-Key was used with another request. `reason`: `idempotency_key_reused`, `unprocessable` */
             422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10805,13 +12632,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 422,
-                     *       "message": "unprocessable content"
+                     *       "message": "unprocessable content",
+                     *       "reason": "unprocessable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10824,13 +12652,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10842,13 +12671,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10860,7 +12690,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -10871,6 +12702,10 @@ export interface operations {
     getReportInterests: {
         parameters: {
             query?: {
+                /** @description categories in the page (default: every one) */
+                limit?: number;
+                /** @description the first category of the page (default 0) */
+                offset?: number;
                 /** @description source network */
                 source?: components["schemas"]["Source"];
             };
@@ -10894,7 +12729,7 @@ export interface operations {
                     "application/json": components["schemas"]["InterestsResponse"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10906,31 +12741,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10942,13 +12780,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10960,13 +12799,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10978,13 +12818,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -10997,13 +12838,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11015,13 +12857,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11033,7 +12876,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -11072,6 +12916,7 @@ export interface operations {
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Location: components["headers"]["Location"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -11081,7 +12926,7 @@ export interface operations {
                     "application/json": components["schemas"]["Watch"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11093,31 +12938,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Payment required: no report credit left */
+            /** @description Payment required: no report credit left. `reason`: `no_report_credit`, `watch_limit_reached` */
             402: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11129,13 +12977,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 402,
-                     *       "message": "error"
+                     *       "message": "error",
+                     *       "reason": "error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11147,13 +12996,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11165,13 +13015,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11183,13 +13034,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11201,13 +13053,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11219,13 +13072,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11237,13 +13091,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unprocessable: the Idempotency-Key was used with another request */
+            /** @description Unprocessable: the Idempotency-Key was used with another request. `reason`: `idempotency_key_reused`, `unprocessable` */
             422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11255,13 +13110,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 422,
-                     *       "message": "unprocessable content"
+                     *       "message": "unprocessable content",
+                     *       "reason": "unprocessable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11274,13 +13130,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11292,13 +13149,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11310,7 +13168,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -11339,7 +13198,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11351,31 +13210,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11387,13 +13249,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11405,13 +13268,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11423,13 +13287,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11441,13 +13306,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11459,13 +13325,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11478,13 +13345,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11496,13 +13364,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11514,7 +13383,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -11558,7 +13428,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11570,31 +13440,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11606,13 +13479,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11624,13 +13498,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11642,13 +13517,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11661,13 +13537,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11679,13 +13556,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11697,7 +13575,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -11729,7 +13608,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11741,31 +13620,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11777,13 +13659,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11796,13 +13679,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11814,13 +13698,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11832,7 +13717,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -11864,7 +13750,7 @@ export interface operations {
                     "application/json": components["schemas"]["WatchList"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11876,31 +13762,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11912,13 +13801,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11931,13 +13821,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11949,13 +13840,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11967,7 +13859,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -11977,7 +13870,10 @@ export interface operations {
     };
     listWebhooks: {
         parameters: {
-            query?: never;
+            query: {
+                limit: number;
+                offset: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -11996,8 +13892,8 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
-            /** @description Access denied: no valid credentials */
-            401: {
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -12007,14 +13903,35 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": 401,
-                     *       "message": "access denied"
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12026,13 +13943,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12045,13 +13963,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12063,13 +13982,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12081,7 +14001,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -12109,6 +14030,7 @@ export interface operations {
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Location: components["headers"]["Location"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -12118,7 +14040,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhook"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12130,31 +14052,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12166,13 +14091,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12184,13 +14110,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12202,13 +14129,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12220,13 +14148,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unprocessable: the Idempotency-Key was used with another request */
+            /** @description Unprocessable: the Idempotency-Key was used with another request. `reason`: `idempotency_key_reused`, `unprocessable` */
             422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12238,13 +14167,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 422,
-                     *       "message": "unprocessable content"
+                     *       "message": "unprocessable content",
+                     *       "reason": "unprocessable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12257,13 +14187,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12275,13 +14206,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12293,7 +14225,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -12322,7 +14255,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12334,31 +14267,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12370,13 +14306,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12388,13 +14325,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12406,13 +14344,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12424,13 +14363,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12442,13 +14382,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12461,13 +14402,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12479,13 +14421,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12497,7 +14440,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -12531,7 +14475,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12543,31 +14487,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12579,13 +14526,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12597,13 +14545,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12615,13 +14564,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12634,13 +14584,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12652,13 +14603,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12670,7 +14622,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -12702,7 +14655,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueuedDelivery"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12714,31 +14667,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12750,13 +14706,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12768,13 +14725,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12786,13 +14744,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12804,13 +14763,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12822,13 +14782,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12840,13 +14801,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12859,13 +14821,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12877,13 +14840,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12895,7 +14859,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -12926,7 +14891,7 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedWebhook"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12938,31 +14903,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12974,13 +14942,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12992,13 +14961,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13010,13 +14980,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13028,13 +14999,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13046,13 +15018,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13065,13 +15038,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13083,13 +15057,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13101,7 +15076,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
@@ -13132,7 +15108,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueuedDelivery"];
                 };
             };
-            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13144,31 +15120,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 400,
-                     *       "message": "bad request"
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: no valid credentials */
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "code": 401,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13180,13 +15159,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 403,
-                     *       "message": "access denied"
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Not found */
+            /** @description Not found. `reason`: `not_found` */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13198,13 +15178,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 404,
-                     *       "message": "not found"
+                     *       "message": "not found",
+                     *       "reason": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13216,13 +15197,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 409,
-                     *       "message": "conflict"
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Body too large */
+            /** @description Body too large. `reason`: `body_too_large` */
             413: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13234,13 +15216,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 413,
-                     *       "message": "body too large"
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description URI too long: a path parameter over 100 characters */
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
             414: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13252,13 +15235,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 414,
-                     *       "message": "uri too long"
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Unsupported media type */
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
             415: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13270,13 +15254,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 415,
-                     *       "message": "unsupported media type"
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Too many requests: retry after Retry-After seconds */
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13289,13 +15274,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 429,
-                     *       "message": "too many requests"
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Internal error */
+            /** @description Internal error. `reason`: `internal_error` */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13307,13 +15293,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 500,
-                     *       "message": "internal error"
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
                 };
             };
-            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
             503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13325,7 +15312,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": 503,
-                     *       "message": "service unavailable"
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];

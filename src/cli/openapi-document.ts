@@ -3,8 +3,8 @@
 // (no listening server, no network) by requesting them, for the tools that read them offline: the
 // typed client's types (client/scripts/generate-types.ts), the lint (npm run lint:openapi) and the
 // generator check (.ci/generators), both through src/cli/openapi.ts. The configuration is fixed and
-// test-like, so a document is the same on every machine; `env` adds settings over it (e.g.
-// INGEST_TOKEN, which adds the ingest route).
+// test-like, so a document is the same on every machine; `env` adds settings over it (no setting adds
+// or removes an operation: the documents describe every one, whatever the configuration).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -1,9 +1,9 @@
 // node --import tsx src/cli/openapi.ts [--full] FILE [FILE_3_2]: writes the OpenAPI document the app
 // serves at /api/v1/openapi.json (3.1) to FILE, and with FILE_3_2 the one at /api/v1/openapi-3.2.json
-// to it (src/cli/openapi-document.ts), without a listener or a database of its own. --full turns on
-// the routes that exist only when configured (ingest, billing), so that a lint or a generator sees
-// every operation: npm run lint:openapi, .ci/generators (docs/decisions.md, OpenAPI document for
-// generators).
+// to it (src/cli/openapi-document.ts), without a listener or a database of its own. --full sets the
+// optional services (ingest, billing) as a deployment that runs them does; the document describes
+// every operation either way (test/openapi/document.test.ts). npm run lint:openapi and
+// .ci/generators read them (docs/decisions.md, OpenAPI document for generators).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { openApiDocuments } from './openapi-document.ts'
@@ -14,7 +14,7 @@ if (!file) {
   console.error('usage: node --import tsx src/cli/openapi.ts [--full] FILE [FILE_3_2]')
   process.exit(2)
 }
-// placeholders: nothing is called with them, they only switch the optional routes on
+// placeholders: nothing is called with them
 const FULL = {
   INGEST_TOKEN: 'openapi-document-ingest-token-0123456789',
   STRIPE_SECRET_KEY: 'sk_test_openapi',

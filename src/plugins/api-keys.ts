@@ -8,7 +8,7 @@
 // SSE hub ends its streams when the key is revoked, as it does a session's.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { Forbidden } from '../errors.ts'
+import { ScopeMissing } from '../errors.ts'
 import type { AuthUser } from './jwt.ts'
 import { refusedBecause } from './refusal-log.ts'
 
@@ -31,7 +31,7 @@ async function apiKeysPlugin (app: FastifyInstance) {
     request.user = user
     await limit(request, reply)
     const scope = request.routeOptions.config.apiKeyScope
-    if (scope === undefined || !holder.scopes.includes(scope)) throw refusedBecause(new Forbidden(), 'key scope')
+    if (scope === undefined || !holder.scopes.includes(scope)) throw refusedBecause(new ScopeMissing(), 'key scope')
     return user
   })
 }

@@ -5,8 +5,8 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
-import { statusMessages } from '../errors.ts'
-import { clientOf } from './rate-limit.ts'
+import { statusMessages, statusReasons } from '../errors.ts'
+import { clientOf, refusalHeaders } from './rate-limit.ts'
 import { limitRefused, logLimitRefused } from './refusal-log.ts'
 
 declare module 'fastify' {
@@ -20,7 +20,7 @@ export interface AuthFailuresOptions { limits: Config['rateLimits'] }
 
 const AUTH_FAILURE_WINDOW = 15 * 60_000
 const BEARER_SCHEME = /^\s*bearer\s/i
-const TOO_MANY_BODY = JSON.stringify({ code: 429, message: statusMessages[429] })
+const TOO_MANY_BODY = JSON.stringify({ code: 429, message: statusMessages[429], reason: statusReasons[429] })
 
 async function authFailuresPlugin (app: FastifyInstance, { limits }: AuthFailuresOptions) {
   // On a route that authenticates, a request without a Bearer credential (a cookie, nothing) from a
@@ -56,7 +56,7 @@ async function authFailuresPlugin (app: FastifyInstance, { limits }: AuthFailure
   function refuseSpent (request: FastifyRequest, reply: FastifyReply): void {
     const wait = spentFor(request)
     if (wait === 0) return
-    reply.header('retry-after', String(wait))
+    refusalHeaders(reply, limits.authFailuresIp, wait)
     throw limitRefused(AUTH_FAILURES.limiter, AUTH_FAILURES.keyKind)
   }
   app.decorate('refuseSpentAuthFailures', refuseSpent)
@@ -98,7 +98,9 @@ async function authFailuresPlugin (app: FastifyInstance, { limits }: AuthFailure
   })
 
   function tooMany (request: FastifyRequest, reply: FastifyReply, wait: number): string {
-    reply.code(429).header('retry-after', String(wait))
+    // the 401 this answer replaces named a scheme to retry with: now the client waits
+    reply.code(429).removeHeader('www-authenticate')
+    refusalHeaders(reply, limits.authFailuresIp, wait)
     reply.header('content-type', 'application/json; charset=utf-8')
     logLimitRefused(request, AUTH_FAILURES, wait)
     return TOO_MANY_BODY

@@ -5,7 +5,7 @@
 // event of the stream (schemas/sse.ts). Every schema ends normalized and its named shapes in
 // components (src/plugins/openapi-schemas.ts).
 import type { TSchema } from '@sinclair/typebox'
-import { statusMessages } from '../errors.ts'
+import { reasonsByStatus, statusMessages, statusReasons } from '../errors.ts'
 import { GeneralErrorSchema } from '../../schemas/common.ts'
 import { SSE_RETRY_MS } from '../../schemas/sse.ts'
 import { WEBHOOK_EVENTS } from '../../schemas/webhooks.ts'
@@ -20,6 +20,8 @@ export interface RouteTraits {
   idempotent?: boolean
   freshProof?: boolean
   sessionCookie?: boolean
+  /** the route opts out of every rate limit (`config.rateLimit: false`, the health probes): no RateLimit-* headers */
+  unlimited?: boolean
   /** the route's 200 is an event stream: its events (schemas/sse.ts, SSE_STREAMS) */
   eventStream?: Readonly<Record<string, TSchema>>
 }
@@ -70,9 +72,12 @@ const header = (description: string, schema: Json, required = false): Json => ({
 export const HEADERS: Record<string, Json> = {
   RetryAfter: header('seconds to wait before trying again', { type: 'integer', minimum: 1 }, true),
   SetSessionCookie: header('sets (sign-in, refresh) or clears (sign-out) the session cookie `sid` (HttpOnly, Secure, SameSite=Lax)', { type: 'string' }),
-  RateLimitLimit: header('on an answer to an API key: the requests the key may make per window (RATE_LIMIT_API_KEY)', { type: 'integer' }),
-  RateLimitRemaining: header('on an answer to an API key: the requests left in this window', { type: 'integer' }),
-  RateLimitReset: header('on an answer to an API key: seconds until the window starts afresh', { type: 'integer' }),
+  RateLimitLimit: header('the requests the budget that counted this one allows per window: an API key\'s own (RATE_LIMIT_API_KEY), else the user\'s or the client address\'s (RATE_LIMIT_GLOBAL), or a route\'s own', { type: 'integer' }),
+  RateLimitRemaining: header('the requests left in this window of that budget', { type: 'integer' }),
+  RateLimitReset: header('seconds until the window of that budget starts afresh', { type: 'integer' }),
+  WwwAuthenticate: header('RFC 6750: `Bearer`, with `error="invalid_token"` when a token was sent and refused', { type: 'string' }, true),
+  ETag: header('the version of the representation: send it back in If-None-Match for a 304', { type: 'string' }, true),
+  Location: header('the path of the created resource', { type: 'string', format: 'uri-reference' }, true),
   IdempotentReplayed: header('`true` when this is the stored answer to an earlier request with the same Idempotency-Key', { type: 'string', enum: ['true'] })
 }
 const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` })
@@ -84,6 +89,9 @@ const IDEMPOTENCY_KEY = {
   description: 'a retry with the same key (same user, within 24 h) gets the first answer again, with Idempotent-Replayed: true',
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' }
 }
+
+/** the reasons each error status may carry, listed in its answer's description */
+const REASONS_BY_STATUS = reasonsByStatus()
 
 /** the errors a plugin acting on a route config answers, whether or not the route's schema lists them */
 function impliedErrors (traits: RouteTraits): number[] {
@@ -105,12 +113,20 @@ function describeResponses (op: Operation, traits: RouteTraits): void {
     const code = Number(status)
     if (response.description === 'Default Response') response.description = DESCRIPTIONS[status] ?? statusMessages[code] ?? `HTTP ${status}`
     const json = response.content?.['application/json']
-    if (code >= 400 && (json?.schema as Json | undefined)?.$ref === `${SCHEMA_REF}GeneralError`) json!.example = { code, message: statusMessages[code] ?? 'error' }
+    if (code >= 400 && (json?.schema as Json | undefined)?.$ref === `${SCHEMA_REF}GeneralError`) {
+      json!.example = { code, message: statusMessages[code] ?? 'error', reason: statusReasons[code] ?? 'error' }
+      const reasons = REASONS_BY_STATUS[code]
+      if (reasons) response.description += `. \`reason\`: ${reasons.map((r) => `\`${r}\``).join(', ')}`
+    }
     const headers: Json = { ...response.headers }
     if (code === 429) headers['Retry-After'] = headerRef('RetryAfter')
+    if (code === 401) headers['WWW-Authenticate'] = headerRef('WwwAuthenticate')
+    if (code === 201) headers.Location = headerRef('Location')
+    // a route that answers 304 sends the ETag it compares with its 200
+    if ((code === 200 || code === 304) && op.responses[304]) headers.ETag = headerRef('ETag')
     if (traits.sessionCookie && code >= 200 && code < 300) headers['Set-Cookie'] = headerRef('SetSessionCookie')
     if (traits.idempotent && code >= 200 && code < 300) headers['Idempotent-Replayed'] = headerRef('IdempotentReplayed')
-    if (traits.apiKeyScope) {
+    if (!traits.unlimited) {
       headers['RateLimit-Limit'] = headerRef('RateLimitLimit')
       headers['RateLimit-Remaining'] = headerRef('RateLimitRemaining')
       headers['RateLimit-Reset'] = headerRef('RateLimitReset')

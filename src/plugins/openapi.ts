@@ -48,8 +48,9 @@ async function openApiPlugin (app: FastifyInstance, opts: OpenApiOptions) {
       info: {
         title: 'Profile Interest Reporting Service',
         version: opts.version,
-        description: 'Interest reports on social-network profiles. Errors: `{code, message}` (GeneralError); ' +
-          'form endpoints answer `{status, fieldError}`.'
+        description: 'Interest reports on social-network profiles. Errors: `{code, message, reason}` (GeneralError; ' +
+          '`reason` is a stable name for programs, each answer lists those of its status); form endpoints answer `{status, fieldError}`. ' +
+          'Every limited answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.'
       },
       tags: TAGS,
       components: {
@@ -74,10 +75,11 @@ async function openApiPlugin (app: FastifyInstance, opts: OpenApiOptions) {
       const url = routeUrl.length > 1 ? routeUrl.replace(/\/$/, '') : routeUrl
       if (!schema || schema.hide) return { schema, url }
       const { apiKeyScope, idempotent, freshProof, sessionCookie } = route.config ?? {}
+      const unlimited = (route.config as { rateLimit?: unknown } | undefined)?.rateLimit === false
       const response = schema.response as Record<string, unknown> | undefined
       const eventStream = SSE_STREAMS.get(response?.[200] as TSchema)
       for (const method of [route.method].flat()) {
-        traits.set(`${method.toLowerCase()} ${toOpenApiPath(url)}`, { apiKeyScope, idempotent, freshProof, sessionCookie, eventStream })
+        traits.set(`${method.toLowerCase()} ${toOpenApiPath(url)}`, { apiKeyScope, idempotent, freshProof, sessionCookie, eventStream, unlimited })
       }
       // the scope an API key needs, as the role of the bearer requirement
       const security = apiKeyScope ? schema.security?.map((s) => 'bearer' in s ? { ...s, bearer: [apiKeyScope] } : s) : schema.security

@@ -5,7 +5,9 @@
 // peer is a trusted proxy (TRUST_PROXY), so a spoofed X-Forwarded-For buys no fresh budget; every
 // per-IP key groups IPv6 by /64, and by /48 where one floods (src/services/limits/client-address.ts).
 // Every 429 names its limiter and the kind of key it counts for the `rate limit refused` line
-// (src/plugins/refusal-log.ts).
+// (src/plugins/refusal-log.ts). Every limited answer carries one header family, the IETF draft's
+// RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (seconds), of the budget that counted it,
+// and a 429 Retry-After (docs/integration.md, Budgets: rate limits).
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
 import { Redis } from 'ioredis'
@@ -33,7 +35,7 @@ declare module 'fastify' {
     limiter: (opts: LimitOptions) => LimitHook
     /** POST /auth/confirm/resend: RATE_LIMIT_RESEND mails an hour per account */
     resendLimit: LimitHook
-    /** an API key's request (request.user.apiKey set): RATE_LIMIT_API_KEY a minute per key, with RateLimit-* headers */
+    /** an API key's request (request.user.apiKey set): RATE_LIMIT_API_KEY a minute per key, its RateLimit-* headers counting the key's budget */
     apiKeyLimit: LimitHook
     /** the per-IP key of a client address (src/services/limits/client-address.ts) */
     clientKeyOf: (ip: string) => string
@@ -46,9 +48,12 @@ export const clientOf = (request: FastifyRequest) => request.server.clientKeyOf(
 export interface RateLimitPluginOptions { limits: Config['rateLimits'], redisUrl: string }
 
 const HOUR = 3600_000
-// the headers an API key's answers carry (RateLimit-Limit, -Remaining, -Reset in seconds; Retry-After on 429)
-const KEY_LIMIT_HEADERS = { rateLimit: 'ratelimit-limit', rateRemaining: 'ratelimit-remaining', rateReset: 'ratelimit-reset', retryAfter: 'retry-after' }
-const allOf = (labels: Record<string, string>) => Object.fromEntries(Object.values(labels).map((h) => [h, true]))
+
+/** the headers of a refusal by a limit that counts outside @fastify/rate-limit's hooks: its budget, spent, and when to retry */
+export function refusalHeaders (reply: FastifyReply, max: number, waitS: number): void {
+  reply.header('ratelimit-limit', String(max)).header('ratelimit-remaining', '0')
+    .header('ratelimit-reset', String(waitS)).header('retry-after', String(waitS))
+}
 
 async function connectRedis (app: FastifyInstance, url: string) {
   // commandTimeout: a Redis that hangs is as away as one that refuses
@@ -98,6 +103,8 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
     // already holds, so the counter's lookup builds and hashes no new key.
     keyGenerator: (request) => request.user?.id ?? `ip:${clientOf(request)}`,
     store: stores.Store as never,
+    // RateLimit-* rather than X-RateLimit-*, for this budget and every route's own (they inherit it)
+    enableDraftSpec: true,
     errorResponseBuilder: (request) => limitRefused('global', request.user ? 'user' : 'ip')
   })
 
@@ -112,7 +119,7 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const result = await check(request)
       if (!result.isAllowed && result.isExceeded) {
-        reply.header('retry-after', String(Math.max(1, result.ttlInSeconds)))
+        refusalHeaders(reply, limit.max, Math.max(1, result.ttlInSeconds))
         throw limitRefused(limit.name, kind(request))
       }
     }
@@ -124,7 +131,8 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
   // (src/plugins/api-keys.ts) rather than by the routes' hooks. A handler of app.rateLimit marks the
   // request as limited, so the global budget's preHandler passes it by: a key never spends its
   // owner's budget, and a person's request runs exactly what it ran without keys. The handler writes
-  // the headers its labels name; on 429 it throws the key's own limitRefused.
+  // the RateLimit-* headers of the key's budget (the global settings' names); on 429 it throws the
+  // key's own limitRefused.
   const handlerOf = (app as unknown as { rateLimit: (options: Record<string, unknown>) => LimitHook }).rateLimit
   app.decorate('apiKeyLimit', handlerOf({
     max: limits.apiKey,
@@ -132,10 +140,7 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
     // the key's id as it is (a random UUID, no user's id): a counter key built per request would be
     // hashed anew on every lookup
     keyGenerator: (request: FastifyRequest) => request.user.apiKey!.id,
-    labels: KEY_LIMIT_HEADERS,
-    errorResponseBuilder: () => limitRefused('api-key', 'key'),
-    addHeaders: allOf(KEY_LIMIT_HEADERS),
-    addHeadersOnExceeding: allOf(KEY_LIMIT_HEADERS)
+    errorResponseBuilder: () => limitRefused('api-key', 'key')
   }))
 }
 

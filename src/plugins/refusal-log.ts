@@ -28,6 +28,8 @@ export function refusedBecause<E extends Error> (error: E, reason: string): E {
 // the reason of each refusal of authentication or authorization, by the error's code
 const REASONS: Record<string, string> = {
   [`${ERR_PREFIX}_FORBIDDEN`]: 'forbidden',
+  [`${ERR_PREFIX}_NOT_OWNER`]: 'forbidden',
+  [`${ERR_PREFIX}_ALREADY_GENERATED`]: 'forbidden',
   [`${ERR_PREFIX}_PROOF_REFUSED`]: 'proof refused',
   [`${ERR_PREFIX}_CROSS_SITE`]: 'cross-site request',
   [`${ERR_PREFIX}_SECOND_FACTOR_REQUIRED`]: 'second factor required',

@@ -165,13 +165,13 @@ t.test('the link validates, sets the password once, ends every session everywher
   for (const auth of [user.auth, secondAuth]) {
     const info = await app.inject({ url: '/api/v1/auth/info', headers: auth })
     t.equal(info.statusCode, 401)
-    t.same(info.json(), { code: 401, message: 'access denied' })
+    t.has(info.json(), { code: 401, message: 'access denied' })
   }
   const elsewhere = await until(async () => {
     const res = await other.inject({ url: '/api/v1/auth/info', headers: secondAuth })
     return res.statusCode === 401 ? res : undefined
   }, { what: 'the other instance to refuse the old JWT' })
-  t.same(elsewhere.json(), { code: 401, message: 'access denied' }, 'the other instance refuses it too')
+  t.has(elsewhere.json(), { code: 401, message: 'access denied' }, 'the other instance refuses it too')
   const refresh = await app.inject({ method: 'POST', url: '/api/v1/auth/token/refresh', headers: { cookie: user.cookie } })
   t.equal(refresh.statusCode, 401, 'the old cookie no longer refreshes')
 
@@ -287,12 +287,12 @@ t.test('bad bodies: a form error for a bad address, 400 for a body that is not J
     method: 'POST', url: '/api/v1/auth/recovery', headers: { 'content-type': 'application/json' }, payload: '{"email":', remoteAddress: ip
   })
   t.equal(broken.statusCode, 400)
-  t.same(broken.json(), { code: 400, message: 'body is not valid JSON' })
+  t.has(broken.json(), { code: 400, message: 'body is not valid JSON' })
   const brokenLink = await app.inject({
     method: 'POST', url: '/api/v1/auth/recovery/nope', headers: { 'content-type': 'application/json' }, payload: '{"password":'
   })
   t.equal(brokenLink.statusCode, 400)
-  t.same(brokenLink.json(), { code: 400, message: 'body is not valid JSON' })
+  t.has(brokenLink.json(), { code: 400, message: 'body is not valid JSON' })
 })
 
 t.test('rate limits (defaults): 5 per hour per address, 20 per hour per IP', async (t) => {
@@ -305,7 +305,7 @@ t.test('rate limits (defaults): 5 per hour per address, 20 per hour per IP', asy
   for (const [i, e] of variants.entries()) t.equal((await recover(e, newIp())).statusCode, 200, `address request ${i + 1}`)
   const sixth = await recover(email, newIp())
   t.equal(sixth.statusCode, 429, 'the sixth request for one address within the hour is refused')
-  t.same(sixth.json(), { code: 429, message: 'too many requests' })
+  t.has(sixth.json(), { code: 429, message: 'too many requests' })
   t.ok(Number(sixth.headers['retry-after']) > 0, 'with Retry-After')
   t.notOk(sixth.headers['set-cookie'])
   t.equal((await recover(uniqueEmail('other'), newIp())).statusCode, 200, 'another address still passes')
@@ -351,7 +351,7 @@ t.test('an account with an authenticator app: the reset signs no one in, the fac
   const info = await app.inject({ url: '/api/v1/auth/info', headers: { authorization: `Bearer ${token}` } })
   t.same(info.json().mfa, { totp: true, passkeys: 0, recoveryCodesLeft: 10 })
   const gated = await app.inject({ url: '/api/v1/auth/sessions', headers: { authorization: `Bearer ${token}` } })
-  t.same(gated.json(), { code: 403, message: 'second factor required' }, 'the account waits for the second factor')
+  t.has(gated.json(), { code: 403, message: 'second factor required' }, 'the account waits for the second factor')
 })
 
 t.test('no log line carries a recovery secret or a password', async (t) => {

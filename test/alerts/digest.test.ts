@@ -148,7 +148,7 @@ t.test('a bad or tampered token is 400 in the GeneralError shape, and unsubscrib
   for (const [what, bad] of cases) {
     const res = await unsubscribe(bad)
     t.equal(res.statusCode, 400, what)
-    t.same(res.json(), { code: 400, message: 'invalid unsubscribe link' }, `${what}: GeneralError`)
+    t.has(res.json(), { code: 400, message: 'invalid unsubscribe link' }, `${what}: GeneralError`)
     const oneClick = await app.inject({ method: 'POST', url: `/api/v1/alerts/mail/unsubscribe/${encodeURIComponent(bad)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'List-Unsubscribe=One-Click' })
     t.equal(oneClick.statusCode, 400, `${what}: one-click too`)
   }

@@ -24,7 +24,7 @@ async function refusedWithin (t: Test, auth: Record<string, string>, timeoutMs: 
     const r = await reports(b, auth)
     return r.statusCode === 401 ? r : undefined
   }, { timeoutMs, intervalMs: 20, what })
-  t.same(res.json(), UNAUTHORIZED, what)
+  t.has(res.json(), UNAUTHORIZED, what)
   const took = Date.now() - started
   t.comment(`${what}: refused after ${took} ms`)
   return took
@@ -36,7 +36,7 @@ t.test('revoked on A: refused on B, B having held the key in its view', async (t
   t.equal((await reports(b, key.auth)).statusCode, 200, 'B accepts the key A issued')
   t.equal((await reports(b, key.auth)).statusCode, 200, 'from its view')
   t.equal((await a.inject({ method: 'DELETE', url: `/api/v1/auth/api-keys/${key.id}`, headers: owner.auth })).statusCode, 204)
-  t.same((await reports(a, key.auth)).json(), UNAUTHORIZED, 'A refuses it at once')
+  t.has((await reports(a, key.auth)).json(), UNAUTHORIZED, 'A refuses it at once')
   await refusedWithin(t, key.auth, 10_000, 'B refuses it once it hears of the revocation')
 })
 

@@ -44,7 +44,7 @@ t.test('each read: the scope\'s key gets the owner\'s own answer; every other sc
     for (const other of ALL.filter((s) => s !== scope)) {
       const refused = await app.inject({ url, headers: keyOf.get(other)!.auth })
       t.equal(refused.statusCode, 403, `${url} with ${other}`)
-      t.same(refused.json(), FORBIDDEN)
+      t.has(refused.json(), FORBIDDEN)
     }
   }
 })
@@ -55,7 +55,7 @@ t.test('reports:write: create, generate (the owner\'s credit), delete; reads and
   const before = await credits()
   for (const other of ALL.filter((s) => s !== 'reports:write')) {
     const refused = await app.inject({ method: 'POST', url: '/api/v1/report', headers: keyOf.get(other)!.auth, payload: { profiles: [{ source: 'ig', username: 'jdoe' }] } })
-    t.same([refused.statusCode, refused.json()], [403, FORBIDDEN], `POST /report with ${other}`)
+    t.has([refused.statusCode, refused.json()], [403, FORBIDDEN], `POST /report with ${other}`)
   }
   const created = await app.inject({ method: 'POST', url: '/api/v1/report', headers: write.auth, payload: { profiles: [{ source: 'ig', username: 'jdoe' }] } })
   t.equal(created.statusCode, 201)
@@ -76,12 +76,12 @@ t.test('another user\'s report is 403 for a key as for its owner', async (t) => 
   const other = await signedInUser(app)
   const url = `/api/v1/report/${reportId}`
   const res = await app.inject({ url, headers: (await issueKey(app, other.auth)).auth })
-  t.same([res.statusCode, res.json()], [403, FORBIDDEN])
+  t.has([res.statusCode, res.json()], [403, FORBIDDEN])
 })
 
 t.test('GET /sse/{id}: a key with reports:read streams; without it 403; revoking the key ends its stream', async (t) => {
   const refused = await app.inject({ url: `/api/v1/sse/${reportId}`, headers: { accept: 'text/event-stream', ...keyOf.get('reports:write')!.auth } })
-  t.same([refused.statusCode, refused.json()], [403, FORBIDDEN])
+  t.has([refused.statusCode, refused.json()], [403, FORBIDDEN])
 
   const key = await issueKey(app, owner.auth, { name: 'stream reader' })
   const draft = await app.inject({ method: 'POST', url: '/api/v1/report', headers: owner.auth, payload: { profiles: [{ source: 'ig', username: 'jdoe' }] } })

@@ -35,7 +35,7 @@ t.test('the signature is checked on the raw body: 400 and nothing stored when it
   const event = stripeEvent('customer.subscription.created', subscriptionObject({ id: 'sub_never', customer: 'cus_none' }))
   const bad = async (name: string, res: Awaited<ReturnType<typeof deliver>>, message = 'invalid stripe-signature') => {
     t.equal(res.statusCode, 400, `${name}: ${res.body}`)
-    t.same(res.json(), { code: 400, message }, name)
+    t.has(res.json(), { code: 400, message }, name)
   }
   await bad('a wrong secret', await deliver(app, event, { secret: 'whsec_someone_else' }))
   await bad('a stale timestamp', await deliver(app, event, { timestamp: nowS() - 600 }))
@@ -214,7 +214,7 @@ t.test('Stripe failing during the metadata update: 503, nothing recorded, the re
   t.teardown(() => peer.fail(undefined))
   let res = await deliver(app, event)
   t.equal(res.statusCode, 503)
-  t.same(res.json(), { code: 503, message: 'payment provider unavailable' })
+  t.has(res.json(), { code: 503, message: 'payment provider unavailable' })
   t.notOk(await row(subId))
   peer.fail(undefined)
   res = await deliver(app, event)

@@ -27,7 +27,7 @@ const RECOVERY_LIMIT_MS = 5000
 /** how long the database stays away (long enough for many failed reconnects) */
 const OUTAGE_MS = 4000
 
-const UNAVAILABLE = { code: 503, message: 'service unavailable' }
+const UNAVAILABLE = { code: 503, message: 'service unavailable', reason: 'unavailable' }
 const CREATE = { method: 'POST', path: '/report', body: { profiles: [{ source: 'ig', username: 'jdoe' }] } }
 
 // The behaviour does not depend on the suite's database, so it runs once, in the PostgreSQL run.

@@ -14,7 +14,7 @@ const RECONCILE_S = 1
 /** three reconcile intervals, and room for a loaded machine */
 const OUT_OF_SYNC_BOUND_MS = 3 * RECONCILE_S * 1000 + 7000
 const RECOVERY_BOUND_MS = 15_000
-const UNAVAILABLE = { code: 503, message: 'service unavailable' }
+const UNAVAILABLE = { code: 503, message: 'service unavailable', reason: 'unavailable' }
 
 const skip = !onPostgres
   ? 'runs in the PostgreSQL run of the suite (TEST_DATABASE_URL set), on a throwaway cluster of its own'

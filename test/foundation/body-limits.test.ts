@@ -57,7 +57,7 @@ async function bodyLimits (t: Test, app: FastifyInstance, open: Open) {
       const { statuses, headers, body } = answers(text)
       t.same(statuses, [413], `${path}, ${length} bytes: one answer, 413, without 100 Continue`)
       t.equal(headers.connection, 'close', 'the connection ends with it')
-      t.same(JSON.parse(body), tooLarge)
+      t.has(JSON.parse(body), tooLarge)
     }
   })
 
@@ -113,7 +113,7 @@ async function bodyLimits (t: Test, app: FastifyInstance, open: Open) {
       s.write(Buffer.alloc(2 * MiB, 'x'), () => s.resume())
     })
     t.same(answers(text).statuses, [413])
-    t.same(JSON.parse(answers(text).body), tooLarge)
+    t.has(JSON.parse(answers(text).body), tooLarge)
   })
 }
 

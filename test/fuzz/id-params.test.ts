@@ -3,8 +3,9 @@
 // an API key's, a webhook's) as `urn:uuid:`, in braces, uppercase, without hyphens, with spaces or
 // a NUL around it. The database reads some of these
 // spellings and refuses others, the in-memory views know only the printed form: none of them may be a
-// 500, and none may reach the resource the plain id names. A parameter the document declares
-// `format: uuid` answers 400 to each (docs/decisions.md, HTTP hardening).
+// 500, and none may reach the resource the plain id names. A path id answers 404 to each on every
+// route, as an id that names nothing; a query parameter the document declares `format: uuid` answers
+// 400 (docs/decisions.md, HTTP hardening).
 import t from '../tap.ts'
 import { build, signedInUser } from '../helper.ts'
 import { issueKey } from '../api-keys/support.ts'
@@ -28,7 +29,7 @@ const spellings = (id: string): string[] => [
   id.slice(1)
 ]
 
-t.test('ids in other spellings: never a 500, never the resource, 400 where the document says uuid', async (t) => {
+t.test('ids in other spellings: never a 500, never the resource, 404 for a path id on every route, 400 for a uuid query parameter', async (t) => {
   const app = await build(t, { RATE_LIMIT_GLOBAL: '100000', LOG_LEVEL: 'info' })
   const a = await signedInUser(app)
   const key = await issueKey(app, a.auth)
@@ -64,7 +65,10 @@ t.test('ids in other spellings: never a 500, never the resource, 400 where the d
         t.equal(contractViolation(res, method.toUpperCase(), ['service unavailable']), null, `${what}: ${res.statusCode} in the documented shape`)
         const refused = (res.statusCode >= 400 && res.statusCode < 500) || (res.statusCode === 200 && res.json().status === 'error')
         t.ok(refused, `${what}: refused (${res.statusCode} ${res.body.slice(0, 120)})`)
-        if (declared) t.equal(res.statusCode, 400, `${what}: 400, the parameter is not a UUID as the service prints one`)
+        if (params.some((p) => p.in === 'path')) {
+          t.equal(res.statusCode, 404, `${what}: 404, a path id that names nothing`)
+          t.notMatch(res.json().message, /\^|\[0-9a-f\]/, `${what}: the message quotes no regular expression`)
+        } else if (declared) t.equal(res.statusCode, 400, `${what}: 400, the parameter is not a UUID as the service prints one`)
       }
     }
   }

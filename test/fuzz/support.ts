@@ -68,8 +68,9 @@ export function contractViolation (res: LightMyRequestResponse, method: string, 
     try { body = JSON.parse(res.body) } catch { return 'body is not JSON' }
     const b = body as Record<string, unknown>
     const keys = Object.keys(b ?? {}).sort().join(',')
-    if (keys === 'code,message') {
+    if (keys === 'code,message,reason') {
       if (b.code !== status) return `code ${String(b.code)} differs from status ${status}`
+      if (typeof b.reason !== 'string' || !/^[a-z][a-z_]*$/.test(b.reason)) return `reason ${String(b.reason)} is not a snake_case name`
       if (typeof b.message !== 'string' || !b.message) return 'message is not a non-empty string'
       if (status === 503 && !documented503.includes(b.message)) return `undocumented 503 message ${b.message}`
       if (/\bat .+:\d+:\d+\)?/.test(b.message)) return 'message carries a stack'

@@ -8,5 +8,6 @@ await runGroup([
   'fuzz/id-params.test.ts',
   'openapi/generators.test.ts',
   'openapi/openapi.test.ts',
-  'openapi/response-check.test.ts'
+  'openapi/response-check.test.ts',
+  'openapi/contract.test.ts'
 ])

@@ -65,10 +65,10 @@ t.test('the key with another body or path: 422, and nothing is done', async (t) 
   const id = (await create(user, 'reuse')).json().id as string
   const otherBody = await create(user, 'reuse', { profiles: [{ source: 'fb', username: 'JOHN.DOE' }] })
   t.equal(otherBody.statusCode, 422)
-  t.same(otherBody.json(), { code: 422, message: 'idempotency key reused with another request' })
+  t.has(otherBody.json(), { code: 422, message: 'idempotency key reused with another request' })
   const otherPath = await generate(user, id, 'reuse')
   t.equal(otherPath.statusCode, 422)
-  t.same(otherPath.json(), { code: 422, message: 'idempotency key reused with another request' })
+  t.has(otherPath.json(), { code: 422, message: 'idempotency key reused with another request' })
   t.equal(await drafts(user), 1)
   t.equal((await app.database.query<{ status: string }>('select status from reports where id = $1', [id]))[0].status, 'draft', 'not generated')
 })
@@ -81,7 +81,7 @@ t.test('while the first request runs: 409; a claim left by a request that died i
   await app.database.query('insert into idempotency_keys (user_id, key, request_hash, created_at) values ($1, $2, $3, now())', [uid, 'running', hash])
   const res = await create(user, 'running')
   t.equal(res.statusCode, 409)
-  t.same(res.json(), { code: 409, message: 'a request with this idempotency key is still running' })
+  t.has(res.json(), { code: 409, message: 'a request with this idempotency key is still running' })
   t.equal((await create(user, 'running', { profiles: [{ source: 'fb', username: 'JOHN.DOE' }] })).statusCode, 422, 'another request is still 422')
   t.equal(await drafts(user), 0)
 
@@ -115,7 +115,7 @@ t.test('an invalid Idempotency-Key: 400 in the GeneralError shape, nothing done'
   for (const [key, what] of [['x'.repeat(256), '256 characters'], ['clé', 'not ASCII'], ['', 'empty']] as const) {
     const res = await create(user, key)
     t.equal(res.statusCode, 400, what)
-    t.same(res.json(), { code: 400, message: INVALID_KEY_MESSAGE }, what)
+    t.has(res.json(), { code: 400, message: INVALID_KEY_MESSAGE }, what)
   }
   t.equal((await create(user, 'x'.repeat(255))).statusCode, 201, '255 printable characters')
   t.equal((await create(user, ' a key with spaces ~!')).statusCode, 201, 'spaces and punctuation are printable')

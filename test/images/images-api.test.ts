@@ -67,7 +67,7 @@ t.test('an image the data holds: fetched once, then served from memory', async (
     for (const path of ['/page.html', '/liar.png', '/logo.svg', '/svg-as-png.png', '/big.png', '/moved.png']) {
       const res = await app.inject({ url: image(host.origin + path), headers: u.auth })
       t.equal(res.statusCode, 502, path)
-      t.same(res.json(), { code: 502, message: 'image unavailable' }, path)
+      t.has(res.json(), { code: 502, message: 'image unavailable' }, path)
       const again = await app.inject({ url: image(host.origin + path), headers: u.auth })
       t.equal(again.statusCode, 502)
       t.equal(host.hits[path], 1, `${path}: fetched once in ten minutes`)
@@ -78,20 +78,20 @@ t.test('an image the data holds: fetched once, then served from memory', async (
     await storeImages(app.db, ['http://[not-a-host/p.png'])
     const res = await app.inject({ url: image('http://[not-a-host/p.png'), headers: u.auth })
     t.equal(res.statusCode, 502)
-    t.same(res.json(), { code: 502, message: 'image unavailable' })
+    t.has(res.json(), { code: 502, message: 'image unavailable' })
   })
 
   t.test('a URL the data does not hold is never fetched', async (t) => {
     const res = await app.inject({ url: image(`${host.origin}/a.webp?not-stored`), headers: u.auth })
     t.equal(res.statusCode, 404)
-    t.same(res.json(), { code: 404, message: 'not found' })
+    t.has(res.json(), { code: 404, message: 'not found' })
     t.equal(host.hits['/a.webp?not-stored'], undefined)
   })
 
   t.test('the request itself', async (t) => {
     const anonymous = await app.inject({ url: image(`${host.origin}/p.png`) })
     t.equal(anonymous.statusCode, 401, 'signed-in users only')
-    t.same(anonymous.json(), { code: 401, message: 'access denied' })
+    t.has(anonymous.json(), { code: 401, message: 'access denied' })
     for (const url of ['/api/v1/images', image('javascript:alert(1)'), image('not a url'), image(`https://x.example/${'i'.repeat(2048)}`), `${image(`${host.origin}/p.png`)}&extra=1`]) {
       const res = await app.inject({ url, headers: u.auth })
       t.equal(res.statusCode, 400, url.slice(0, 60))
@@ -110,7 +110,7 @@ t.test('with OUTBOUND_ALLOW_PRIVATE off, private addresses are refused before co
   for (const url of urls) {
     const res = await app.inject({ url: image(url), headers: u.auth })
     t.equal(res.statusCode, 502, url)
-    t.same(res.json(), { code: 502, message: 'image unavailable' })
+    t.has(res.json(), { code: 502, message: 'image unavailable' })
   }
   t.same(host.hits, {}, 'the image host received nothing')
 })

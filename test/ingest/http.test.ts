@@ -25,7 +25,7 @@ t.test('without INGEST_TOKEN the endpoint does not exist', async (t) => {
   const app = await build(t)
   const res = await app.inject({ method: 'POST', url: URL_, headers: ndjson(), payload: VALID })
   t.equal(res.statusCode, 404)
-  t.same(res.json(), { code: 404, message: 'not found' })
+  t.has(res.json(), { code: 404, message: 'not found' })
 })
 
 t.test('the token is checked before anything else', async (t) => {
@@ -39,7 +39,7 @@ t.test('the token is checked before anything else', async (t) => {
   ]) {
     const res = await app.inject({ method: 'POST', url: URL_, headers, payload: VALID })
     t.equal(res.statusCode, 401, JSON.stringify(headers))
-    t.same(res.json(), { code: 401, message: 'access denied' })
+    t.has(res.json(), { code: 401, message: 'access denied' })
   }
   t.equal(await count(app, 'profiles'), 0)
 })
@@ -90,7 +90,7 @@ t.test('a body that is not NDJSON is 415; one over the limit is 413', async (t) 
   const app = await build(t, { INGEST_TOKEN: TOKEN, INGEST_BODY_LIMIT: '2048' })
   const json = await app.inject({ method: 'POST', url: URL_, headers: { ...ndjson(), 'content-type': 'application/json' }, payload: { type: 'redflag', id: 'r', label: 'R' } })
   t.equal(json.statusCode, 415)
-  t.same(json.json(), { code: 415, message: 'unsupported media type' })
+  t.has(json.json(), { code: 415, message: 'unsupported media type' })
   const text = await app.inject({ method: 'POST', url: URL_, headers: { ...ndjson(), 'content-type': 'text/plain' }, payload: 'x' })
   t.equal(text.statusCode, 415)
   const none = await app.inject({ method: 'POST', url: URL_, headers: { authorization: `Bearer ${TOKEN}` } })
@@ -100,7 +100,7 @@ t.test('a body that is not NDJSON is 415; one over the limit is 413', async (t) 
   t.ok(Buffer.byteLength(big) > 2048)
   const declared = await app.inject({ method: 'POST', url: URL_, headers: ndjson(), payload: big })
   t.equal(declared.statusCode, 413)
-  t.same(declared.json(), { code: 413, message: 'body too large' })
+  t.has(declared.json(), { code: 413, message: 'body too large' })
 
   // no Content-Length: the limit holds while the body streams in
   const { Readable } = await import('node:stream')
@@ -132,7 +132,7 @@ t.test('Content-Encoding: gzip is decompressed; the limit holds for the decompre
   t.ok(bomb.length < 4096)
   const big = await app.inject({ method: 'POST', url: URL_, headers: gz(), payload: bomb })
   t.equal(big.statusCode, 413)
-  t.same(big.json(), { code: 413, message: 'body too large' })
+  t.has(big.json(), { code: 413, message: 'body too large' })
 
   const corrupt = Buffer.from(gzipSync(VALID))
   corrupt[20] ^= 0xff
@@ -140,11 +140,11 @@ t.test('Content-Encoding: gzip is decompressed; the limit holds for the decompre
   for (const [name, payload] of [['corrupt', corrupt], ['not gzip at all', Buffer.from(VALID)], ['cut off', gzipSync(VALID).subarray(0, 100)]] as const) {
     const bad = await app.inject({ method: 'POST', url: URL_, headers: gz(), payload })
     t.equal(bad.statusCode, 400, name)
-    t.same(bad.json(), { code: 400, message: 'the body is not valid gzip' }, name)
+    t.has(bad.json(), { code: 400, message: 'the body is not valid gzip' }, name)
   }
 
   const br = await app.inject({ method: 'POST', url: URL_, headers: gz({ 'content-encoding': 'br' }), payload: 'x' })
   t.equal(br.statusCode, 415)
-  t.same(br.json(), { code: 415, message: 'unsupported content encoding "br" (gzip or none)' })
+  t.has(br.json(), { code: 415, message: 'unsupported content encoding "br" (gzip or none)' })
   t.equal(await count(app, 'follows'), 6, 'nothing of the refused bodies was written')
 })

@@ -13,7 +13,7 @@ const REDIS_URL = 'redis://127.0.0.1:6379'
 
 function limited (t: Test, res: LightMyRequestResponse, what: string) {
   t.equal(res.statusCode, 429, `${what}: 429`)
-  t.same(res.json(), TOO_MANY, `${what}: GeneralError`)
+  t.has(res.json(), TOO_MANY, `${what}: GeneralError`)
   t.match(res.headers['retry-after'], /^[1-9]\d*$/, `${what}: Retry-After in seconds`)
 }
 
@@ -72,8 +72,8 @@ t.test('sign-in per e-mail, sign-up per IP, refresh per session, everything else
   const cookieB = `sid=${b.cookies.find((c) => c.name === 'sid')!.value}`
   const first = await refresh(app, cookieA)
   t.equal(first.statusCode, 200)
-  t.equal(first.headers['x-ratelimit-limit'], '2', "refresh's X-RateLimit-* headers count its own budget")
-  t.equal(first.headers['x-ratelimit-remaining'], '1')
+  t.equal(first.headers['ratelimit-limit'], '2', "refresh's RateLimit-* headers count its own budget")
+  t.equal(first.headers['ratelimit-remaining'], '1')
   t.equal((await refresh(app, cookieA)).statusCode, 200)
   limited(t, await refresh(app, cookieA), 'a third refresh of one session')
   t.equal((await refresh(app, cookieB)).statusCode, 200, 'another session of the same user is unaffected')

@@ -95,7 +95,7 @@ t.test('level 1 reaches only verify, sign-out and info; everything else is 403 s
   for (const [what, method, url, headers, payload] of refused) {
     const res = await inject(m.app, method, url, headers, payload)
     t.equal(res.statusCode, 403, what)
-    t.same(res.json(), SECOND_FACTOR_REQUIRED, what)
+    t.has(res.json(), SECOND_FACTOR_REQUIRED, what)
   }
   const info = await inject(m.app, 'GET', '/auth/info', auth)
   t.equal(info.statusCode, 200, 'GET /auth/info answers')
@@ -127,7 +127,7 @@ t.test('POST /auth/mfa/verify: a wrong code is a form error counted by the accou
   t.equal(await levelOf(sid), 2)
   t.equal(await codeFailures(user.email), 2, 'a right code gives back its own claim only: the wrong ones (000000, and 7 read as "7") stay counted')
   t.equal((await inject(m.app, 'GET', '/report', bearer(body.token))).statusCode, 200, 'the level-2 token reaches the reports')
-  t.same((await inject(m.app, 'GET', '/report', auth)).json(), SECOND_FACTOR_REQUIRED, 'the level-1 token stays level 1')
+  t.has((await inject(m.app, 'GET', '/report', auth)).json(), SECOND_FACTOR_REQUIRED, 'the level-1 token stays level 1')
 
   const refreshed = await inject(m.app, 'POST', '/auth/token/refresh', { cookie: signin.cookie, origin: PUBLIC_URL })
   t.equal(refreshed.statusCode, 200, 'the cookie refreshes now')
@@ -205,10 +205,10 @@ t.test('POST /auth/reauthenticate takes a code (TOTP or recovery) for an account
   const sid = claimsOf(enrolled.token).sid as string
   const auth = bearer(enrolled.token)
   await m.app.database.query("update sessions set proved_at = now() - interval '1 hour' where public_id = $1", [sid])
-  t.same((await inject(m.app, 'DELETE', '/auth/sessions', auth)).json(), { code: 403, message: 're-authentication required' })
+  t.has((await inject(m.app, 'DELETE', '/auth/sessions', auth)).json(), { code: 403, message: 're-authentication required' })
   const wrong = await inject(m.app, 'POST', '/auth/reauthenticate', auth, { code: '12345x' })
   t.equal(wrong.statusCode, 403)
-  t.same(wrong.json(), { code: 403, message: 'The code is wrong or was used already' })
+  t.has(wrong.json(), { code: 403, message: 'The code is wrong or was used already' })
   const res = await inject(m.app, 'POST', '/auth/reauthenticate', auth, { code: codeAt(enrolled.secret, m.now()) })
   t.equal(res.statusCode, 200)
   t.equal(claimsOf(res.json().token).aal, 2, 'the token keeps the level')
@@ -220,7 +220,7 @@ t.test('POST /auth/reauthenticate takes a code (TOTP or recovery) for an account
   const plain = await signedInUser(m.app)
   const refused = await inject(m.app, 'POST', '/auth/reauthenticate', plain.auth, { code: '123456' })
   t.equal(refused.statusCode, 403)
-  t.same(refused.json(), { code: 403, message: 'This account has no authenticator app: prove it is you another way' })
+  t.has(refused.json(), { code: 403, message: 'This account has no authenticator app: prove it is you another way' })
 })
 
 t.test('Google sign-in of an account with an authenticator app lands at level 1 too', async (t) => {
@@ -235,7 +235,7 @@ t.test('Google sign-in of an account with an authenticator app lands at level 1 
   const res = await inject(m.app, 'POST', '/auth/idp', {}, { clientId: TEST_CLIENT_ID, select_by: 'btn', credential: google.idToken({ sub, email: user.email }), token: true })
   t.equal(res.json().mfaRequired, true)
   t.equal(claimsOf(res.json().token).aal, 1)
-  t.same((await inject(m.app, 'GET', '/report', bearer(res.json().token))).json(), SECOND_FACTOR_REQUIRED)
+  t.has((await inject(m.app, 'GET', '/report', bearer(res.json().token))).json(), SECOND_FACTOR_REQUIRED)
 })
 
 t.test('an API key has no level: it keeps working for an account with a second factor', async (t) => {

@@ -52,7 +52,7 @@ t.test('registration: options with a challenge for this user, then the answer ke
 
   const again = await post('/register/verify', { response: answer }, user.auth)
   t.equal(again.statusCode, 400, 'the challenge was taken by the first answer')
-  t.same(again.json(), NOT_REGISTERED)
+  t.has(again.json(), NOT_REGISTERED)
 
   const list = await app.inject({ url: '/api/v1/auth/passkeys', headers: user.auth })
   t.equal(list.statusCode, 200)
@@ -67,7 +67,7 @@ t.test('registration refuses another origin, another RP id, no user verification
   for (const [what, bend] of [['origin', { origin: 'https://evil.example' }], ['RP id', { rpId: 'evil.example' }], ['user verification', { uv: false }]] as const) {
     const res = await post('/register/verify', { response: softAuthenticator(RP).register(await registrationOptions(user), bend) }, user.auth)
     t.equal(res.statusCode, 400, what)
-    t.same(res.json(), NOT_REGISTERED)
+    t.has(res.json(), NOT_REGISTERED)
   }
   const stolen = softAuthenticator(RP).register(await registrationOptions(user))
   t.equal((await post('/register/verify', { response: stolen }, other.auth)).statusCode, 400, 'a challenge issued to another user')
@@ -81,7 +81,7 @@ t.test('the same credential cannot be registered to a second account', async (t)
   const key = await withPasskey(first)
   const res = await post('/register/verify', { response: key.register(await registrationOptions(second)) }, second.auth)
   t.equal(res.statusCode, 409)
-  t.same(res.json(), { code: 409, message: 'this passkey is registered already' })
+  t.has(res.json(), { code: 409, message: 'this passkey is registered already' })
 })
 
 t.test('registering and removing need a fresh proof; listing does not; an API key is refused', async (t) => {
@@ -90,9 +90,9 @@ t.test('registering and removing need a fresh proof; listing does not; an API ke
   const [item] = (await app.inject({ url: '/api/v1/auth/passkeys', headers: user.auth })).json().items
   await backDate(claims(user.token).sid as string, 3600)
   const stale = { code: 403, message: 're-authentication required' }
-  t.same((await post('/register/options', undefined, user.auth)).json(), stale)
-  t.same((await post('/register/verify', { response: key.register({ challenge: 'AAAA', user: { id: 'AAAA' } }) }, user.auth)).json(), stale)
-  t.same((await app.inject({ method: 'DELETE', url: `/api/v1/auth/passkeys/${item.id}`, headers: user.auth })).json(), stale)
+  t.has((await post('/register/options', undefined, user.auth)).json(), stale)
+  t.has((await post('/register/verify', { response: key.register({ challenge: 'AAAA', user: { id: 'AAAA' } }) }, user.auth)).json(), stale)
+  t.has((await app.inject({ method: 'DELETE', url: `/api/v1/auth/passkeys/${item.id}`, headers: user.auth })).json(), stale)
   t.equal((await app.inject({ url: '/api/v1/auth/passkeys', headers: user.auth })).statusCode, 200)
   t.equal((await post('/register/options')).statusCode, 401, 'without a token')
   t.equal((await app.inject({ url: '/api/v1/auth/passkeys', headers: { authorization: 'Bearer pir_000000000000_nothing' } })).statusCode, 401)
@@ -118,7 +118,7 @@ t.test('sign-in with a passkey: a new session and its cookie, a JWT when asked; 
 
   const replay = await post('/signin/verify', { response: answer, token: true })
   t.equal(replay.statusCode, 403, 'the same answer again: its challenge was taken')
-  t.same(replay.json(), REFUSED)
+  t.has(replay.json(), REFUSED)
 
   const plain = await post('/signin/verify', { response: key.assert(await signinOptions()) })
   t.same(plain.json(), { status: 'success' }, 'no JWT unless asked')
@@ -140,14 +140,14 @@ t.test('sign-in refuses another origin, another RP id, no user verification, an 
   for (const [what, bend] of [['origin', { origin: 'https://evil.example' }], ['RP id', { rpId: 'evil.example' }], ['user verification', { uv: false }]] as const) {
     const res = await post('/signin/verify', { response: key.assert(await signinOptions(), bend) })
     t.equal(res.statusCode, 403, what)
-    t.same(res.json(), REFUSED)
+    t.has(res.json(), REFUSED)
     t.notOk(sessionCookie(res), 'no cookie')
   }
   const unknown = await post('/signin/verify', { response: softAuthenticator(RP).assert(await signinOptions()) })
-  t.same(unknown.json(), REFUSED, 'a passkey the service does not know')
+  t.has(unknown.json(), REFUSED, 'a passkey the service does not know')
   const forged = key.assert(await signinOptions())
   forged.response.signature = softAuthenticator(RP).assert({ challenge: 'AAAA' }).response.signature
-  t.same((await post('/signin/verify', { response: forged })).json(), REFUSED, 'another key\'s signature')
+  t.has((await post('/signin/verify', { response: forged })).json(), REFUSED, 'another key\'s signature')
   t.equal((await post('/signin/verify', { response: key.assert({ challenge: 'bm90LWlzc3VlZA' }) })).statusCode, 403, 'a challenge never issued')
   t.equal((await post('/signin/verify', { response: key.assert(await signinOptions()) })).statusCode, 200, 'the passkey itself still works')
 })
@@ -178,8 +178,8 @@ t.test('removal: the passkey is gone and signs no one in; someone else\'s is 404
   t.equal((await info(app, elsewhere.token)).statusCode, 401, 'a factor removed is a credential change: the other session ended')
   t.equal((await info(app, user.token)).statusCode, 200, 'the session that removed it goes on')
   t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/auth/passkeys/${phone}`, headers: user.auth })).statusCode, 404, 'once')
-  t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/auth/passkeys/not-a-uuid', headers: user.auth })).statusCode, 400)
-  t.same((await post('/signin/verify', { response: key.assert(await signinOptions()) })).json(), REFUSED)
+  t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/auth/passkeys/not-a-uuid', headers: user.auth })).statusCode, 404, 'a malformed id names nothing: 404')
+  t.has((await post('/signin/verify', { response: key.assert(await signinOptions()) })).json(), REFUSED)
   t.same((await app.inject({ url: '/api/v1/auth/passkeys', headers: user.auth })).json().items.map((p: { name: string }) => p.name), ['Laptop'])
 })
 

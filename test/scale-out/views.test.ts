@@ -78,8 +78,8 @@ t.test('sign-out on A: B refuses the session\'s JWT and its cookie, which B had 
   t.equal((await info(b, token)).statusCode, 200)
   t.equal((await post(a, '/auth/signout', undefined, { authorization: `Bearer ${token}` })).statusCode, 200)
   await until(async () => (await refresh(b, cookie)).statusCode === 401, { ...SOON, what: 'B to refuse the cookie' })
-  t.same((await refresh(b, cookie)).json(), ACCESS_DENIED, 'the cookie, within 1 s')
-  t.same((await info(b, token)).json(), ACCESS_DENIED, 'the JWT')
+  t.has((await refresh(b, cookie)).json(), ACCESS_DENIED, 'the cookie, within 1 s')
+  t.has((await info(b, token)).json(), ACCESS_DENIED, 'the JWT')
 })
 
 t.test('a password change on A ends every session of the user on B too', async (t) => {
@@ -92,7 +92,7 @@ t.test('a password change on A ends every session of the user on B too', async (
   t.same(reset.json(), { status: 'success', revoked: { apiKeys: 0, webhooks: [] } })
   for (const [what, c, jwt] of [['A\'s session', cookie, token], ['B\'s session', other.cookie, other.token]] as const) {
     await until(async () => (await refresh(b, c)).statusCode === 401, { ...SOON, what: `B to refuse ${what}` })
-    t.same((await info(b, jwt)).json(), ACCESS_DENIED, `${what}: cookie and JWT refused on B within 1 s`)
+    t.has((await info(b, jwt)).json(), ACCESS_DENIED, `${what}: cookie and JWT refused on B within 1 s`)
   }
   t.equal((await signedInUser(b, { email, password: 'a brand new pass phrase 42', signUp: false })).res.statusCode, 200, 'the new password signs in on B')
 })

@@ -56,7 +56,7 @@ t.test('GET /auth/sessions: live sessions, most recently used first, with where 
   const [row] = await app.database.query<{ method: string }>('select method from sessions where public_id = $1', [phone.sid])
   t.equal(row.method, 'password', 'the sign-in method is recorded')
 
-  t.same((await list({})).json(), ACCESS_DENIED, 'Bearer required')
+  t.has((await list({})).json(), ACCESS_DENIED, 'Bearer required')
 })
 
 t.test('the device a person reads: the User-Agent parsed, null when it names nothing known', async (t) => {
@@ -97,15 +97,15 @@ t.test('DELETE /auth/sessions/{id}: ends one session of the user; 404 for an unk
 
   const notMine = await end(a.auth, other.sid)
   t.equal(notMine.statusCode, 404)
-  t.same(notMine.json(), { code: 404, message: 'session not found' })
+  t.has(notMine.json(), { code: 404, message: 'session not found' })
   t.equal((await info(app, other.token)).statusCode, 200, "the other user's session goes on")
   t.equal((await end(a.auth, '00000000-0000-4000-8000-000000000000')).statusCode, 404, 'an unknown id')
-  t.equal((await end(a.auth, 'not-a-uuid')).statusCode, 400, 'a malformed id')
+  t.equal((await end(a.auth, 'not-a-uuid')).statusCode, 404, 'a malformed id names nothing: 404')
 
   const res = await end(a.auth, b.sid)
   t.equal(res.statusCode, 200)
   t.same(res.json(), { status: 'success' })
-  t.same((await info(app, b.token)).json(), ACCESS_DENIED, "the ended session's JWT is refused at once")
+  t.has((await info(app, b.token)).json(), ACCESS_DENIED, "the ended session's JWT is refused at once")
   t.equal((await refresh(app, b.cookie)).statusCode, 401, 'and its cookie refreshes nothing')
   t.equal((await end(a.auth, b.sid)).statusCode, 404, 'an ended session is not found again')
   t.same((await list(a.auth)).json().items.map((s: { id: string }) => s.id), [a.sid])
@@ -114,7 +114,7 @@ t.test('DELETE /auth/sessions/{id}: ends one session of the user; 404 for an unk
   const self = await end(a.auth, a.sid)
   t.equal(self.statusCode, 200)
   t.match(String(self.headers['set-cookie']), /^sid=;/, 'the cookie is cleared')
-  t.same((await info(app, a.token)).json(), ACCESS_DENIED, 'signed out')
+  t.has((await info(app, a.token)).json(), ACCESS_DENIED, 'signed out')
 })
 
 t.test('DELETE /auth/sessions: ends every session of the user but the current one', async (t) => {
@@ -174,7 +174,7 @@ t.test('POST /auth/password: the current password, the sign-up policy, other ses
   t.equal(fresh.json().status, 'success', 'the new one does')
   const kinds = await app.database.query<{ kind: string }>("select kind from audit_events where kind = 'password.change' and user_id = $1", [claims(here.token).sub])
   t.equal(kinds.length, 1, 'audited')
-  t.same((await changePassword({}, { currentPassword: 'x', newPassword: NEW_PASSWORD })).json(), ACCESS_DENIED, 'Bearer required')
+  t.has((await changePassword({}, { currentPassword: 'x', newPassword: NEW_PASSWORD })).json(), ACCESS_DENIED, 'Bearer required')
 })
 
 t.test('POST /auth/password: the sign-in backoff answers 429 once an address has failed five times', async (t) => {
@@ -186,7 +186,7 @@ t.test('POST /auth/password: the sign-in backoff answers 429 once an address has
   }
   const locked = await changePassword(s.auth, { currentPassword: GOOD_PASSWORD, newPassword: NEW_PASSWORD })
   t.equal(locked.statusCode, 429)
-  t.same(locked.json(), { code: 429, message: 'too many requests' })
+  t.has(locked.json(), { code: 429, message: 'too many requests' })
   t.ok(Number(locked.headers['retry-after']) >= 1, 'Retry-After')
 })
 

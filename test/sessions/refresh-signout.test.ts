@@ -24,7 +24,7 @@ t.test('refresh: a fresh JWT of the same session, also after the previous one ex
   // A JWT of this session that expired a day ago: refused, while the cookie still gets a new one.
   const expired = app.jwt.sign({ sub, sid, iat: Math.floor(Date.now() / 1000) - 2 * 86400 })
   t.ok((claims(expired).exp as number) < Date.now() / 1000, 'the token is expired')
-  t.same((await info(app, expired)).json(), ACCESS_DENIED)
+  t.has((await info(app, expired)).json(), ACCESS_DENIED)
   const again = await refresh(app, cookie)
   t.equal(again.statusCode, 200, again.body)
   t.equal((await info(app, again.json().token)).json().email, email, 'the new JWT works')
@@ -38,7 +38,7 @@ t.test('refresh without a signed-in session is 401 access denied', async (t) => 
   for (const [what, c] of [['no cookie', undefined], ['a garbage cookie', 'sid=garbage'], ['a cookie with a bad signature', forged]] as const) {
     const res = await refresh(app, c)
     t.equal(res.statusCode, 401, what)
-    t.same(res.json(), ACCESS_DENIED, what)
+    t.has(res.json(), ACCESS_DENIED, what)
     const line = setCookieLine(res)
     t.ok(line === undefined || /^sid=;/.test(line), `${what}: no session cookie is set (at most a clearing one)`)
   }
@@ -75,7 +75,7 @@ t.test('the session rolls on refresh by SESSION_IDLE_TTL and ends after SESSION_
   t.equal((await expiresAt()).getTime(), clock + 7 * DAY, 'and the stored expiry rolls')
 
   clock += 7 * DAY + 1000
-  t.same((await refresh(app, cookie)).json(), ACCESS_DENIED, 'expired server-side after a week unused')
+  t.has((await refresh(app, cookie)).json(), ACCESS_DENIED, 'expired server-side after a week unused')
 })
 
 t.test('refresh never extends a session past SESSION_ABSOLUTE_TTL from sign-in', async (t) => {
@@ -105,7 +105,7 @@ t.test('refresh never extends a session past SESSION_ABSOLUTE_TTL from sign-in',
   clock = signedInAt + 30 * DAY - 1000
   t.equal((await refresh(app, cookie)).statusCode, 200, 'a second before the end, still live')
   clock = signedInAt + 30 * DAY + 1000
-  t.same((await refresh(app, cookie)).json(), ACCESS_DENIED, 'ended 30 days after sign-in, used or not')
+  t.has((await refresh(app, cookie)).json(), ACCESS_DENIED, 'ended 30 days after sign-in, used or not')
 })
 
 t.test('SESSION_IDLE_TTL and SESSION_ABSOLUTE_TTL are configurable', async (t) => {
@@ -117,7 +117,7 @@ t.test('SESSION_IDLE_TTL and SESSION_ABSOLUTE_TTL are configurable', async (t) =
   clock += 3000_000
   t.equal((await refresh(app, cookie)).statusCode, 200, 'and again')
   clock += 1300_000
-  t.same((await refresh(app, cookie)).json(), ACCESS_DENIED, 'two hours after sign-in it is over')
+  t.has((await refresh(app, cookie)).json(), ACCESS_DENIED, 'two hours after sign-in it is over')
 })
 
 t.test('sign-out ends the session: the JWT and the cookie are refused from then on', async (t) => {
@@ -135,9 +135,9 @@ t.test('sign-out ends the session: the JWT and the cookie are refused from then 
   t.match(cleared, /Path=\/api\/v1/)
   t.match(cleared, /Expires=Thu, 01 Jan 1970|Max-Age=0/)
 
-  t.same((await info(app, token)).json(), ACCESS_DENIED, 'the old JWT')
-  t.same((await post(app, '/auth/signout', undefined, auth)).json(), ACCESS_DENIED, 'signing out twice')
-  t.same((await refresh(app, cookie)).json(), ACCESS_DENIED, 'the old cookie')
+  t.has((await info(app, token)).json(), ACCESS_DENIED, 'the old JWT')
+  t.has((await post(app, '/auth/signout', undefined, auth)).json(), ACCESS_DENIED, 'signing out twice')
+  t.has((await refresh(app, cookie)).json(), ACCESS_DENIED, 'the old cookie')
   const ended = await app.database.query<{ n: number }>('select count(*)::int as n from sessions where public_id = $1 and ended_at is not null', [claims(token).sid])
   t.equal(ended[0].n, 1, 'the row is marked ended')
 
@@ -150,7 +150,7 @@ t.test('sign-out by Bearer alone also kills the cookie of that session', async (
   const { token, cookie } = await signedInUser(app)
   const out = await post(app, '/auth/signout', undefined, { authorization: `Bearer ${token}` })
   t.equal(out.statusCode, 200)
-  t.same((await refresh(app, cookie)).json(), ACCESS_DENIED)
+  t.has((await refresh(app, cookie)).json(), ACCESS_DENIED)
 })
 
 t.test("sign-out with one session's JWT and another session's cookie ends both", async (t) => {
@@ -161,20 +161,20 @@ t.test("sign-out with one session's JWT and another session's cookie ends both",
   const three = await signedInUser(app, { email, signUp: false })
   const out = await post(app, '/auth/signout', undefined, { authorization: `Bearer ${one.token}`, cookie: two.cookie })
   t.same(out.json(), { status: 'success' })
-  t.same((await info(app, one.token)).json(), ACCESS_DENIED, "the JWT's session")
-  t.same((await refresh(app, one.cookie)).json(), ACCESS_DENIED)
-  t.same((await refresh(app, two.cookie)).json(), ACCESS_DENIED, "the cookie's session")
-  t.same((await info(app, two.token)).json(), ACCESS_DENIED, "and every JWT of the cookie's session")
+  t.has((await info(app, one.token)).json(), ACCESS_DENIED, "the JWT's session")
+  t.has((await refresh(app, one.cookie)).json(), ACCESS_DENIED)
+  t.has((await refresh(app, two.cookie)).json(), ACCESS_DENIED, "the cookie's session")
+  t.has((await info(app, two.token)).json(), ACCESS_DENIED, "and every JWT of the cookie's session")
   t.equal((await info(app, three.token)).statusCode, 200, 'a third session lives on')
 })
 
 t.test('sign-out needs a Bearer token: a cookie alone or nothing is 401', async (t) => {
   const app = await build(t, FAST_ARGON2)
   const { cookie } = await signedInUser(app)
-  t.same((await post(app, '/auth/signout')).json(), ACCESS_DENIED)
+  t.has((await post(app, '/auth/signout')).json(), ACCESS_DENIED)
   const byCookie = await post(app, '/auth/signout', undefined, { cookie })
   t.equal(byCookie.statusCode, 401)
-  t.same(byCookie.json(), ACCESS_DENIED)
+  t.has(byCookie.json(), ACCESS_DENIED)
   t.equal((await refresh(app, cookie)).statusCode, 200, 'the session is untouched')
 })
 
@@ -192,7 +192,7 @@ t.test('a second instance on the same database refuses a signed-out JWT within 1
     return res.statusCode === 401 ? res : undefined
   }, { timeoutMs: 1000, intervalMs: 10, what: 'instance B to refuse the token' }).catch(() => undefined)
   t.ok(status, 'B refuses it within 1 s')
-  t.same(status?.json(), ACCESS_DENIED)
+  t.has(status?.json(), ACCESS_DENIED)
 })
 
 t.test('a new instance learns of sessions ended before it started', async (t) => {
@@ -201,7 +201,7 @@ t.test('a new instance learns of sessions ended before it started', async (t) =>
   const { token } = await signedInUser(a)
   await post(a, '/auth/signout', undefined, { authorization: `Bearer ${token}` })
   const b = await build(t, FAST_ARGON2, { database })
-  t.same((await info(b, token)).json(), ACCESS_DENIED)
+  t.has((await info(b, token)).json(), ACCESS_DENIED)
 })
 
 t.test('Origin check on refresh', async (t) => {
@@ -211,11 +211,11 @@ t.test('Origin check on refresh', async (t) => {
 
   const foreign = await refresh(app, cookie, { origin: 'https://evil.example.test' })
   t.equal(foreign.statusCode, 403)
-  t.same(foreign.json(), forbidden, 'a foreign Origin')
+  t.has(foreign.json(), forbidden, 'a foreign Origin')
   const crossSite = await refresh(app, cookie, { 'sec-fetch-site': 'cross-site' })
   t.equal(crossSite.statusCode, 403)
-  t.same(crossSite.json(), forbidden, 'Sec-Fetch-Site: cross-site')
-  t.same((await refresh(app, cookie, { origin: 'https://pir.example.test', 'sec-fetch-site': 'cross-site' })).json(), forbidden,
+  t.has(crossSite.json(), forbidden, 'Sec-Fetch-Site: cross-site')
+  t.has((await refresh(app, cookie, { origin: 'https://pir.example.test', 'sec-fetch-site': 'cross-site' })).json(), forbidden,
     'cross-site wins over a good Origin')
   t.equal((await refresh(app, cookie, { origin: 'null' })).statusCode, 403, 'an opaque origin')
 
@@ -255,7 +255,7 @@ t.test('a rolled cookie is the sign-in cookie with a later expiry, and the rolle
   // sign-out reads the cookie through @fastify/session: the row refresh wrote is the session it ends
   const out = await post(app, '/auth/signout', undefined, { authorization: `Bearer ${other.token}`, cookie })
   t.equal(out.statusCode, 200)
-  t.same((await refresh(app, cookie)).json(), ACCESS_DENIED, 'the rolled session ended with the sign-out')
+  t.has((await refresh(app, cookie)).json(), ACCESS_DENIED, 'the rolled session ended with the sign-out')
 })
 
 t.test('a session ended while its refresh rolls it is refused, and nothing is written', async (t) => {
@@ -274,7 +274,7 @@ t.test('a session ended while its refresh rolls it is refused, and nothing is wr
   t.equal(new Date(row.e).getTime(), Date.parse('2030-01-01T00:00:00Z') + 7 * DAY, 'the stored expiry is as it was')
   const res = await refresh(app, cookie)
   t.equal(res.statusCode, 401)
-  t.same(res.json(), ACCESS_DENIED)
+  t.has(res.json(), ACCESS_DENIED)
   t.equal(setCookieLine(res), undefined, 'no cookie')
 })
 
@@ -311,7 +311,7 @@ t.test('refresh reads a kept session from memory, and reads the database when no
   // expired by its kept expiry: not answered from memory; the database then says it has expired
   clock += 31 * DAY
   t.notOk(app.sessions.isKept(id), 'an expired kept row is not answered from memory')
-  t.same((await refresh(app, cookie)).json(), ACCESS_DENIED, 'the expired session is refused')
+  t.has((await refresh(app, cookie)).json(), ACCESS_DENIED, 'the expired session is refused')
 })
 
 t.test('a kept session ended elsewhere is not answered from memory once this instance hears of it', async (t) => {
@@ -328,5 +328,5 @@ t.test('a kept session ended elsewhere is not answered from memory once this ins
   t.notOk(app.sessions.isKept(id), 'ended: read again from the database')
   const res = await refresh(app, cookie)
   t.equal(res.statusCode, 401)
-  t.same(res.json(), ACCESS_DENIED)
+  t.has(res.json(), ACCESS_DENIED)
 })

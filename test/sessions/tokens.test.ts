@@ -19,7 +19,7 @@ t.test('forged, expired, rotated and garbage tokens', async (t) => {
   const refused = async (what: string, jwt: string) => {
     const res = await info(app, jwt)
     t.equal(res.statusCode, 401, what)
-    t.same(res.json(), ACCESS_DENIED, what)
+    t.has(res.json(), ACCESS_DENIED, what)
   }
 
   await refused('alg none', `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub, sid, iat: now, exp: now + 3600 })}.`)
@@ -52,7 +52,7 @@ t.test('forged, expired, rotated and garbage tokens', async (t) => {
 
   for (const header of ['', 'Bearer', `Basic ${token}`, `Bearer ${token} ${token}`, `Token ${token}`]) {
     const res = await app.inject({ url: '/api/v1/auth/info', headers: { authorization: header } })
-    t.same(res.json(), ACCESS_DENIED, `Authorization: ${header.slice(0, 12)}…`)
+    t.has(res.json(), ACCESS_DENIED, `Authorization: ${header.slice(0, 12)}…`)
   }
   // the scheme is case-insensitive and the token may have spaces around it (RFC 7235 2.1)
   for (const header of [`bearer ${token}`, `BEARER ${token}`, `Bearer  ${token}`, `Bearer ${token} `, `Bearer\t${token}`]) {
@@ -61,7 +61,7 @@ t.test('forged, expired, rotated and garbage tokens', async (t) => {
   }
   const none = await app.inject({ url: '/api/v1/auth/info' })
   t.equal(none.statusCode, 401)
-  t.same(none.json(), ACCESS_DENIED, 'no Authorization header')
+  t.has(none.json(), ACCESS_DENIED, 'no Authorization header')
 
   // Signed with the right key but missing a claim the service needs: no expiry (it would never
   // expire), no session, no user. Refused under the current secret and under a previous one.
@@ -119,7 +119,7 @@ t.test('session cookies signed with a rotated-out SESSION_SECRET keep working fr
 
   const refused = await refresh(unrotated, cookie)
   t.equal(refused.statusCode, 401, 'without the previous secret, the old cookie is refused')
-  t.same(refused.json(), ACCESS_DENIED)
+  t.has(refused.json(), ACCESS_DENIED)
   const res = await refresh(rotated, cookie)
   t.equal(res.statusCode, 200, 'with it, the old cookie still refreshes')
   t.equal(res.json().status, 'success')

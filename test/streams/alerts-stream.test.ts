@@ -30,11 +30,11 @@ t.test('refusals before any stream byte: 401 without credentials, 403 for an API
   const user = await watcher()
   const none = await app.inject({ url: '/api/v1/sse/alerts', headers: { accept: 'text/event-stream' } })
   t.equal(none.statusCode, 401)
-  t.same(none.json(), { code: 401, message: 'access denied' }, 'GeneralError, not a report lookup of "alerts"')
+  t.has(none.json(), { code: 401, message: 'access denied' }, 'GeneralError, not a report lookup of "alerts"')
   const reportsKey = await issueKey(app, user.auth, { scopes: ['reports:read'] })
   const refused = await app.inject({ url: '/api/v1/sse/alerts', headers: { accept: 'text/event-stream', ...reportsKey.auth } })
   t.equal(refused.statusCode, 403)
-  t.same(refused.json(), { code: 403, message: 'access denied' })
+  t.has(refused.json(), { code: 403, message: 'access denied' })
 
   const alertsKey = await issueKey(app, user.auth, { scopes: ['alerts'] })
   const s = await rawStream(ALERTS_URL, alertsKey.auth)

@@ -127,7 +127,7 @@ t.test('a 500 is retried with the same webhook-id; a spent schedule is failed; a
   t.equal(again.headers['webhook-id'], never, 'the manual retry keeps the webhook-id')
   t.match(await settled(app, u.auth, hook.id, never), { status: 'delivered', attempts: 4, lastStatusCode: 200, lastError: null })
   const twice = await app.inject({ method: 'POST', url: `/api/v1/webhooks/${hook.id}/deliveries/${never}/retry`, headers: u.auth })
-  t.same(twice.json(), { code: 409, message: 'the delivery was already delivered' })
+  t.has(twice.json(), { code: 409, message: 'the delivery was already delivered' })
 })
 
 t.test('a refused connection and a redirect are not deliveries: retried, then failed', async (t) => {

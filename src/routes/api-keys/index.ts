@@ -25,7 +25,8 @@ const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { freshProof: true }
   }, async (request, reply) => {
     const issued = await apiKeys.create(request.user.id, request.body)
-    return reply.code(201).send({ ...issued, createdAt: issued.createdAt.toISOString(), expiresAt: iso(issued.expiresAt) })
+    // a 201 names what it made (RFC 9110 15.3.2): the key's own path, that DELETE revokes
+    return reply.code(201).header('location', `${app.prefix}/api-keys/${issued.id}`).send({ ...issued, createdAt: issued.createdAt.toISOString(), expiresAt: iso(issued.expiresAt) })
   })
 
   app.get('/api-keys', {

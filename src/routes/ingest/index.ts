@@ -1,5 +1,7 @@
 // POST /ingest (docs/architecture.md, Profile data and ingest): a data collector pushes NDJSON profile data with
-// `Authorization: Bearer <INGEST_TOKEN>`. Without INGEST_TOKEN the endpoint does not exist (404).
+// `Authorization: Bearer <INGEST_TOKEN>`. Without INGEST_TOKEN it answers every request 404, before
+// anything else; the route is registered all the same, so the OpenAPI document is one document
+// whatever the configuration, and a client generated against any deployment has the operation.
 // The body is streamed to a temporary file (at most config.ingest.bodyLimit bytes), then imported
 // like `npm run import`: validated whole, written in one transaction or not at all. A gzip body
 // (Content-Encoding: gzip) is decompressed as it streams, and the limit holds for what it inflates
@@ -17,7 +19,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../../../schemas/common.ts'
 import { IngestQuerySchema, IngestResultSchema } from '../../../schemas/ingest.ts'
 import type { Config } from '../../config.ts'
-import { BadRequest, Conflict, IngestConflictError, Unauthorized, UnsupportedEncoding } from '../../errors.ts'
+import { BadRequest, Conflict, IngestConflictError, notFound, Unauthorized, UnsupportedEncoding } from '../../errors.ts'
 import { createIngestService, describeInvalid } from '../../services/ingest/index.ts'
 
 export interface IngestRoutesOptions {
@@ -72,8 +74,8 @@ async function spool (payload: Readable, file: string, limit: number, gzip: bool
 }
 
 const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app, { config }) => {
-  if (!config.ingest.token) return
-  const expected = sha256(config.ingest.token)
+  const token = config.ingest.token
+  const expected = sha256(token)
   const limit = config.ingest.bodyLimit
   const ingest = createIngestService({ database: app.database })
 
@@ -83,6 +85,7 @@ const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app,
 
   // Before the body is read. Digests have one length, so the comparison takes one time.
   app.addHook('onRequest', async (request) => {
+    if (!token) throw notFound()
     const m = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')
     if (!m || !timingSafeEqual(sha256(m[1]), expected)) throw new Unauthorized()
   })
@@ -101,9 +104,10 @@ const ingestRoutes: FastifyPluginAsyncTypebox<IngestRoutesOptions> = async (app,
         'and a record whose key came earlier in the body replaces it: the last one wins, and sending the same data again changes nothing. ' +
         'The answer counts what was inserted, updated and unchanged per record type. ' +
         'A body may be sent with `Content-Encoding: gzip`; the body limit holds for its decompressed size too (413), ' +
-        'a body that is not valid gzip is 400, another content coding 415.',
+        'a body that is not valid gzip is 400, another content coding 415. ' +
+        'A deployment without INGEST_TOKEN answers every request 404: it takes no feed.',
       querystring: IngestQuerySchema,
-      response: { 200: IngestResultSchema, ...errorResponses(400, 401, 409, 413, 415, 429, 500, 503) }
+      response: { 200: IngestResultSchema, ...errorResponses(400, 401, 404, 409, 413, 415, 429, 500, 503) }
     }
   }, async (request) => {
     const body = request.body as unknown

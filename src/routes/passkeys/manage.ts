@@ -58,7 +58,8 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!await app.sessions.setLevel(sid, 2, true)) throw new Unauthorized()
       await credentials.change(userId, sid, async () => true)
     }
-    return reply.code(201).send(shown(outcome.passkey))
+    // a 201 names what it made (RFC 9110 15.3.2): the passkey's own path, that DELETE removes
+    return reply.code(201).header('location', `${app.prefix}/passkeys/${outcome.passkey.id}`).send(shown(outcome.passkey))
   })
 
   app.get('/passkeys', {

@@ -1,4 +1,4 @@
-// GET /profiles?q&source&limit (Bearer): finds profiles to build a report on, for the dashboard's
+// GET /profiles?q&source&offset&limit (Bearer): finds profiles to build a report on, for the dashboard's
 // search box. Read-only over the imported profile data.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { and, asc, eq, or, sql, type SQL } from 'drizzle-orm'
@@ -12,7 +12,9 @@ export function likePattern (text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 }
 
-export async function searchProfiles (db: Db, query: ProfileSearchQuery): Promise<ProfileHit[]> {
+/** a page of the matches, and whether a next one has any (the page's limit plus one are read) */
+export async function searchProfiles (db: Db, query: ProfileSearchQuery): Promise<{ items: ProfileHit[], hasMore: boolean }> {
+  const limit = query.limit ?? 10
   const text = query.q.trim()
   const pattern = likePattern(text)
   const lowered = text.toLowerCase()
@@ -28,8 +30,9 @@ export async function searchProfiles (db: Db, query: ProfileSearchQuery): Promis
       sql`case when ${username} = ${lowered} or ${fullname} = ${lowered} then 0 else 1 end`,
       asc(username), asc(profiles.username), asc(profiles.source)
     )
-    .limit(query.limit ?? 10)
-  return rows as ProfileHit[]
+    .limit(limit + 1)
+    .offset(query.offset ?? 0)
+  return { items: rows.slice(0, limit) as ProfileHit[], hasMore: rows.length > limit }
 }
 
 const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -45,7 +48,7 @@ const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: ProfileSearchQuerySchema,
       response: { 200: ProfileSearchResultSchema, ...errorResponses(400, 401, 403, 429, 500, 503) }
     }
-  }, async (request) => ({ items: await searchProfiles(app.db, request.query) }))
+  }, async (request) => await searchProfiles(app.db, request.query))
 }
 
 export default profileRoutes

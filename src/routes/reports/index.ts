@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox'
 import { BODY_ERRORS, errorResponses, PageQuerySchema, PARAM_ERRORS } from '../../../schemas/common.ts'
 import {
   CreatedReportSchema, CreateReportBodySchema, DiffsQuerySchema, DiffsResponseSchema, FriendDetailSchema, FriendsQuerySchema,
-  FriendsSchema, GenerateReportResponseSchema, InterestsResponseSchema, ReportListSchema, ReportSchema,
+  FriendsSchema, GenerateReportResponseSchema, InterestsQuerySchema, InterestsResponseSchema, ReportListSchema, ReportSchema,
   SourceQuerySchema, type Category, type DiffItem
 } from '../../../schemas/report.ts'
 import { friendsPage, type FriendLists } from '../../engine/index.ts'
@@ -29,7 +29,9 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // an Idempotency-Key makes a retry answer the first draft again (src/plugins/idempotency.ts)
     config: { apiKeyScope: 'reports:write', idempotent: true }
   }, async (request, reply) => {
-    return reply.code(201).send(await reports.create(request.user.id, request.body.profiles))
+    const created = await reports.create(request.user.id, request.body.profiles)
+    // a 201 names what it made (RFC 9110 15.3.2): the report's own path
+    return reply.code(201).header('location', `${app.prefix}/${created.id}`).send(created)
   })
 
   app.get('/', {
@@ -73,14 +75,16 @@ const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { apiKeyScope: 'reports:read' },
     schema: {
       operationId: 'getReportInterests',
-      tags, security, summary: 'The full interest category tree of the report\'s profile on a source',
+      tags, security, summary: 'The full interest category tree of the report\'s profile on a source; offset and limit page its categories',
       params: IdParams,
-      querystring: SourceQuerySchema,
+      querystring: InterestsQuerySchema,
       response: { 200: InterestsResponseSchema, ...errorResponses(...PARAM_ERRORS, 400, 401, 403, 404, 429, 500, 503) }
     }
   }, async (request) => {
+    const { offset = 0, limit } = request.query
     const d = await reports.detail<Category[]>(request.user.id, request.params.id, request.query.source, 'tree')
-    return { source: d.source, items: d.part }
+    const items = d.part.slice(offset, limit === undefined ? undefined : offset + limit)
+    return { source: d.source, items, total: d.part.length, hasMore: offset + items.length < d.part.length }
   })
 
   app.get('/:id/friends', {

@@ -23,6 +23,8 @@ const watchRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
   }, async (request, reply) => {
     const { watch, created } = await watches.create(request.user.id, request.params.id)
+    // a 201 names what it made (RFC 9110 15.3.2): the watch's path, this one
+    if (created) reply.header('location', `${app.prefix}/report/${request.params.id}/watch`)
     return reply.code(created ? 201 : 200).send(watch)
   })
 

@@ -26,15 +26,20 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateWebhookBodySchema,
       response: { 201: CreatedWebhookSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 409, 422, 429, 500, 503) }
     }
-  }, async (request, reply) => reply.code(201).send(await webhooks.create(request.user.id, request.body.url, request.body.events)))
+  }, async (request, reply) => {
+    const created = await webhooks.create(request.user.id, request.body.url, request.body.events)
+    // a 201 names what it made (RFC 9110 15.3.2): the endpoint's own path, that DELETE removes
+    return reply.code(201).header('location', `${app.prefix}/${created.id}`).send(created)
+  })
 
   app.get('/', {
     config: { apiKeyScope: 'webhooks' },
     schema: {
-      operationId: 'listWebhooks', tags, security, summary: 'The account\'s endpoints (never their secrets)',
-      response: { 200: WebhookListSchema, ...errorResponses(401, 403, 429, 500, 503) }
+      operationId: 'listWebhooks', tags, security, summary: 'The account\'s endpoints, oldest first, paged (never their secrets)',
+      querystring: PageQuerySchema,
+      response: { 200: WebhookListSchema, ...errorResponses(400, 401, 403, 429, 500, 503) }
     }
-  }, async (request) => await webhooks.list(request.user.id))
+  }, async (request) => await webhooks.list(request.user.id, request.query.offset, request.query.limit))
 
   app.delete('/:id', {
     config: { apiKeyScope: 'webhooks' },

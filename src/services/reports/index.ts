@@ -7,7 +7,7 @@ import { profiles, reports, subscriptions, users } from '../../db/schema.ts'
 import { isUuid, SOURCES, type Source } from '../../../schemas/common.ts'
 import type { Category, FriendDetail, ReportProfile, SourceProfile } from '../../../schemas/report.ts'
 import { resolveFriendInterests, type FriendInterestIds, type FriendInterests, type FriendLists } from '../../engine/index.ts'
-import { BadRequest, Forbidden, notFound, PaymentRequired } from '../../errors.ts'
+import { AlreadyGenerated, BadRequest, notFound, NotOwner, PaymentRequired } from '../../errors.ts'
 import { announce, appendEvent } from './events.ts'
 import { entitlingSubscriptionOf } from '../billing/subscription-state.ts'
 import { createViewCache } from '../caches/view-cache.ts'
@@ -75,7 +75,7 @@ export function createReportService (deps: {
   /** 404 when there is no such report, 403 when it is another user's */
   function ownedBy<R extends { userId: string }> (userId: string, row: R | null | undefined): R {
     if (!row) throw notFound('report not found')
-    if (row.userId !== userId) throw new Forbidden()
+    if (row.userId !== userId) throw new NotOwner()
     return row
   }
 
@@ -129,7 +129,7 @@ export function createReportService (deps: {
         if (!claimed) {
           const [current] = await tx.select({ status: reports.status, jobId: reports.jobId }).from(reports).where(eq(reports.id, reportId))
           if (!current) throw notFound('report not found')
-          if (current.status === 'ready') throw new Forbidden()
+          if (current.status === 'ready') throw new AlreadyGenerated()
           return { queued: false as const, status: current.status, jobId: current.jobId }
         }
         const [sub] = await tx.select({ status: subscriptions.status }).from(subscriptions)

@@ -8,7 +8,7 @@ import { IMPORT_LOCK } from '../../db/locks.ts'
 import { reports, users, watches, watchProfiles } from '../../db/schema.ts'
 import type { Watch } from '../../../schemas/alerts.ts'
 import { toMonth } from '../../engine/index.ts'
-import { Conflict, notFound, PaymentRequired, Unauthorized } from '../../errors.ts'
+import { notFound, ReportNotReady, Unauthorized, WatchLimitReached } from '../../errors.ts'
 import { billingQueries } from '../billing/queries.ts'
 import type { ReportService } from '../reports/index.ts'
 import { dataMonths } from './data-month.ts'
@@ -47,7 +47,7 @@ export function createWatchService (deps: WatchServiceDeps) {
      */
     async create (userId: string, reportId: string): Promise<{ watch: Watch, created: boolean }> {
       const report = await deps.reports.owned(userId, reportId)
-      if (report.status !== 'ready') throw new Conflict('report not ready')
+      if (report.status !== 'ready') throw new ReportNotReady()
       return await db.transaction(async (tx) => {
         // The owner's row, locked: a user's creates run one at a time, so two cannot both pass the
         // limit, and the same report's second create finds the first's watch below.
@@ -60,7 +60,7 @@ export function createWatchService (deps: WatchServiceDeps) {
           .where(and(eq(reports.id, reportId), eq(reports.userId, userId))).for('key share')
         if (!kept) throw notFound('report not found')
         const [{ n }] = await tx.select({ n: count() }).from(watches).where(eq(watches.userId, userId))
-        if (n >= await limitOf(tx, userId)) throw new PaymentRequired()
+        if (n >= await limitOf(tx, userId)) throw new WatchLimitReached()
         const [row] = await tx.insert(watches).values({ userId, reportId, createdAt: now() }).returning()
 
         const profiles = report.profiles

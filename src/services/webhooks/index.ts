@@ -65,13 +65,17 @@ export function createWebhookService (deps: WebhookServiceDeps) {
       return { id: row.id, url: stored, events, secret, createdAt: row.createdAt.toISOString() }
     },
 
-    async list (userId: string) {
+    /** the account's endpoints, oldest first, a page of them (at most MAX_ENDPOINTS exist: paged in memory) */
+    async list (userId: string, offset = 0, limit = 20) {
       const rows = await db.select({
         id: webhookEndpoints.id, url: webhookEndpoints.url, events: webhookEndpoints.events,
         createdAt: webhookEndpoints.createdAt, disabledAt: webhookEndpoints.disabledAt
       }).from(webhookEndpoints).where(eq(webhookEndpoints.userId, userId)).orderBy(webhookEndpoints.createdAt, webhookEndpoints.id)
+      const page = rows.slice(offset, offset + limit)
       return {
-        items: rows.map((r) => ({ id: r.id, url: r.url, events: r.events as WebhookEventType[], createdAt: r.createdAt.toISOString(), disabledAt: iso(r.disabledAt) }))
+        items: page.map((r) => ({ id: r.id, url: r.url, events: r.events as WebhookEventType[], createdAt: r.createdAt.toISOString(), disabledAt: iso(r.disabledAt) })),
+        total: rows.length,
+        hasMore: offset + page.length < rows.length
       }
     },
 
