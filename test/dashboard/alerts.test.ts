@@ -108,6 +108,12 @@ t.test('watch a report, see its alerts arrive on the bell, read them on the aler
   t.equal(await page.locator('#tab-ig').getAttribute('aria-selected'), 'true', 'the alert\'s network is the tab shown')
   await page.locator('#alert-month-note').waitFor(WAIT)
   t.pass('the report, generated before the alert\'s month, says the alert lists that month')
+  const [top, bar, scrolled] = await page.evaluate(() => [
+    document.getElementById('section-diffs-ig')!.getBoundingClientRect().top,
+    document.querySelector('.topbar')!.getBoundingClientRect().bottom,
+    window.scrollY
+  ])
+  t.ok(scrolled > 0 && top >= bar, `the changes are scrolled to, their heading below the sticky top bar (${top} >= ${bar}, scrolled ${scrolled})`)
 
   // mark one read, then all
   await page.goBack()

@@ -25,30 +25,37 @@ const STAGES = ['queued', 'collecting', 'interests', 'friends', 'diffs', 'ready'
  * On top of the report seed: a TikTok profile with no friend and no change over the months
  * (@lonely), and an X profile (@busybee) with a new interest in each of the last eight months, one
  * lost, and twelve friends who share one of them (two pages of friends, more months than the
- * report's preview).
+ * report's preview); and @alex.rivera on all five networks, one page followed on each.
  */
+/** the five networks and a page followed on each */
+const FIVE = [['ig', 'a-1'], ['fb', 'a-4'], ['tt', 'a-tt'], ['tw', 'a-x1'], ['li', 'a-li']] as const
+
 async function seedMore (db: Db) {
   const eight = Array.from({ length: 8 }, (_, n) => n + 1)
   await db.insert(interests).values(eight.map((n) => ({ id: `i-x${n}`, name: `Hobby ${n}`, categoryId: n % 2 ? 'c-sport' : 'c-music', redFlagId: n === 3 ? 'rf-violence' : null })))
   await db.insert(accounts).values([
     { id: 'a-tt', source: 'tt', username: 'tennisclips', fullname: 'Tennis Clips', image: null },
+    { id: 'a-li', source: 'li', username: 'tennispros', fullname: 'Tennis Pros', image: null },
     ...eight.map((n) => ({ id: `a-x${n}`, source: 'tw' as const, username: `hobby${n}`, fullname: `Hobby ${n}`, image: null }))
   ])
   await db.insert(accountInterests).values([
     { accountId: 'a-tt', interestId: 'i-tennis' },
+    { accountId: 'a-li', interestId: 'i-tennis' },
     ...eight.map((n) => ({ accountId: `a-x${n}`, interestId: `i-x${n}` }))
   ])
   const pals = Array.from({ length: 12 }, (_, n) => String(n + 1).padStart(2, '0'))
   await db.insert(profiles).values([
     { id: 'p-lonely', source: 'tt', username: 'lonely', fullname: 'Lonely Larry', image: null, link: 'https://tt.example/lonely' },
     { id: 'p-busy', source: 'tw', username: 'busybee', fullname: 'Busy Bee', image: null, link: 'https://tw.example/busybee' },
-    ...pals.map((n) => ({ id: `p-bee${n}`, source: 'tw' as const, username: `bee${n}`, fullname: `Bee ${n}`, image: null, link: `https://tw.example/bee${n}` }))
+    ...pals.map((n) => ({ id: `p-bee${n}`, source: 'tw' as const, username: `bee${n}`, fullname: `Bee ${n}`, image: null, link: `https://tw.example/bee${n}` })),
+    ...FIVE.map(([source]) => ({ id: `p-alex-${source}`, source, username: 'alex.rivera', fullname: 'Alex Rivera', image: null, link: `https://${source}.example/alex.rivera` }))
   ])
   await db.insert(follows).values([
     { profileId: 'p-lonely', accountId: 'a-tt', since: MONTH_START(3), until: null },
     // first follow 9 months back, then one new account a month; Hobby 2 is unfollowed a month ago
     ...eight.map((n) => ({ profileId: 'p-busy', accountId: `a-x${n}`, since: MONTH_START(n === 1 ? 9 : 9 - n), until: n === 2 ? MONTH_START(1) : null })),
-    ...pals.map((n) => ({ profileId: `p-bee${n}`, accountId: 'a-x1', since: MONTH_START(2), until: null }))
+    ...pals.map((n) => ({ profileId: `p-bee${n}`, accountId: 'a-x1', since: MONTH_START(2), until: null })),
+    ...FIVE.map(([source, accountId]) => ({ profileId: `p-alex-${source}`, accountId, since: MONTH_START(3), until: null }))
   ])
   await db.insert(friendships).values(pals.map((n) => ({ a: 'p-bee' + n, b: 'p-busy' })).map(({ a, b }) => a < b ? { a, b } : { a: b, b: a }))
 }
@@ -293,6 +300,25 @@ t.test('the report page in headless Chromium', { skip }, async (t) => {
     await more.click()
     await more.waitFor({ state: 'hidden', ...WAIT })
     t.equal(await p2.locator('#diffs-tw .month').count(), busyDiffs.total, 'the full timeline: every month')
+
+    // on a phone the chart's month labels do not run into each other, the newest one among them
+    await p2.setViewportSize(PHONE)
+    const labels = await p2.locator('#chart-diffs-tw .chart-tick').evaluateAll((ticks) => ticks
+      .filter((el) => getComputedStyle(el).display !== 'none')
+      .map((el) => { const r = el.getBoundingClientRect(); return { text: el.textContent, left: r.left, right: r.right } }))
+    t.ok(labels.length >= 3, `${labels.length} month labels`)
+    const crowded = labels.slice(1).filter((l, n) => l.left < labels[n].right + 4)
+    t.same(crowded, [], 'at least 4 px between neighbouring labels')
+  })
+
+  await t.test('five networks: the profile tabs fit a laptop\'s width', async (t) => {
+    const { user, id } = await userWithReport(FIVE.map(([source]) => ({ source, username: 'alex.rivera' })))
+    const page = await signedInPage(t, user)
+    await openReport(page, id)
+    const tabs = page.locator('.source-tabs')
+    await tabs.locator('[role=tab]').nth(4).waitFor(WAIT)
+    t.equal(await tabs.evaluate((el) => el.scrollWidth - el.clientWidth), 0, 'no tab scrolled out of sight')
+    t.equal(await page.getAttribute('#tab-li', 'title'), 'LinkedIn: @alex.rivera', 'the whole username in each tab\'s title')
   })
 
   await t.test('a failed report offers to generate it again', async (t) => {
