@@ -67,6 +67,13 @@ module.exports = {
       to: { pathNot: '^src/engine/|^schemas/' }
     },
     {
+      name: 'schemas-below-src',
+      comment: 'schemas are the contract every layer reads: they import only schemas and libraries',
+      severity: 'error',
+      from: { path: '^schemas/' },
+      to: { path: '^src/' }
+    },
+    {
       name: 'db-below-services',
       comment: 'the database layer uses no service, route or plugin',
       severity: 'error',

@@ -302,7 +302,8 @@ export const diffs = (reportId, params) => request('GET', `/report/${id(reportId
 
 /** a ready report's export as a file: {blob, filename} (the name from Content-Disposition) */
 export async function exportReport (reportId, format, part) {
-  const path = `/report/${id(reportId)}/export${query({ format, part })}`
+  // one operation per media type: the JSON at /export, the CSV at /export.csv
+  const path = format === 'csv' ? `/report/${id(reportId)}/export.csv${query({ part })}` : `/report/${id(reportId)}/export`
   const get = () => fetch(BASE + path, { headers: token ? { authorization: `Bearer ${token}` } : {}, credentials: 'same-origin' })
   let res = await get()
   if (res.status === 401 && await refresh()) res = await get()

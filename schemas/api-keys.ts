@@ -1,8 +1,10 @@
 // API keys for programs (docs/decisions.md, API keys): what a person sends to issue one, the key as
 // issued (shown once) and as listed (never the key).
 import { Type, type Static } from '@sinclair/typebox'
-import { API_KEY_SCOPES } from '../src/plugins/route-config.ts'
 import { UuidSchema } from './common.ts'
+
+/** what an API key may be allowed to do */
+export const API_KEY_SCOPES = ['reports:read', 'reports:write', 'profiles:read', 'webhooks', 'alerts'] as const
 
 export const ApiKeyScopeSchema = Type.Union(API_KEY_SCOPES.map((s) => Type.Literal(s)), {
   title: 'ApiKeyScope',

@@ -8,13 +8,21 @@ const closed = { additionalProperties: false } as const
 export const EXPORT_FORMATS = ['json', 'csv'] as const
 export const EXPORT_PARTS = ['interests', 'friends'] as const
 
+const PartSchema = Type.Union(EXPORT_PARTS.map((p) => Type.Literal(p)), {
+  description: 'CSV only: interests (default, one row per source and interest) or friends (one row per source and friend)'
+})
+
 export const ExportQuerySchema = Type.Object({
-  format: Type.Optional(Type.Union(EXPORT_FORMATS.map((f) => Type.Literal(f)), { default: 'json', description: 'json (the whole report) or csv' })),
-  part: Type.Optional(Type.Union(EXPORT_PARTS.map((p) => Type.Literal(p)), {
-    description: 'CSV only: interests (default, one row per source and interest) or friends (one row per source and friend)'
-  }))
+  format: Type.Optional(Type.Union(EXPORT_FORMATS.map((f) => Type.Literal(f)), {
+    default: 'json',
+    description: 'json (the whole report), or csv: a 308 redirect to GET /report/{id}/export.csv with the same part'
+  })),
+  part: Type.Optional(PartSchema)
 }, closed)
 export type ExportQuery = Static<typeof ExportQuerySchema>
+
+/** GET /report/{id}/export.csv: the CSV export on its own, so that its 200 is text/csv alone */
+export const ExportCsvQuerySchema = Type.Object({ part: Type.Optional(PartSchema) }, closed)
 
 /** everything a ready report stores for one of its profiles, unpaged and untruncated */
 export const ReportDetailSchema = Type.Object({

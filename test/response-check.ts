@@ -140,7 +140,7 @@ export function checkResponse (doc: OpenApiDocument, r: SeenResponse, hasRoute?:
   const path = r.url.split('?')[0]
   // the dashboard (public/, served at /) and the docs UI are not API routes; the document does not describe itself
   if (path !== API_PREFIX && !path.startsWith(`${API_PREFIX}/`)) return {}
-  if (path === `${API_PREFIX}/openapi.json` || path === `${API_PREFIX}/docs` || path.startsWith(`${API_PREFIX}/docs/`)) return {}
+  if (path === `${API_PREFIX}/openapi.json` || path === `${API_PREFIX}/openapi-3.2.json` || path === `${API_PREFIX}/docs` || path.startsWith(`${API_PREFIX}/docs/`)) return {}
   // a CORS preflight is the CORS protocol's, answered by @fastify/cors for every path
   if (r.method === 'OPTIONS') return {}
 

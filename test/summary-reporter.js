@@ -1,7 +1,9 @@
 // The reporter `npm test` uses when its output is not a terminal (test/run-suite.js): tap's own
 // reporters redraw a status line for every assertion, which a pipe or a log file keeps as thousands
-// of lines. This one reads tap's TAP stream and writes a short summary: a line per test file as it
-// ends, then every skipped test with its reason, every failed assertion in full, and the totals.
+// of lines. This one reads tap's TAP stream and writes a short summary: a line per group (or test
+// file run alone) as it ends, with its wall time, then every skipped test with its reason, every
+// failed assertion in full, the ten slowest test files with their time, and the totals. The times
+// are what docs/decisions.md, Test suite, measures the suite by.
 import { Transform } from 'node:stream'
 import { Parser } from 'tap-parser'
 import { stringify } from 'yaml'
@@ -16,6 +18,7 @@ export default class SummaryReporter extends Transform {
     this.skips = []
     this.failures = []
     this.files = 0
+    this.fileTimes = []
     this.parser = new Parser()
     this.watch(this.parser, 0)
   }
@@ -40,6 +43,8 @@ export default class SummaryReporter extends Transform {
         if (!subtest && !res.ok && !res.skip && !res.todo) this.failures.push(res)
         return
       }
+      // a test file inside a group is the group's subtest (test/group.ts names it for its file)
+      if (subtest && level === 1 && res.time) this.fileTimes.push({ name: res.name, time: res.time })
       if (subtest) return
       if (res.todo) this.counts.todo++
       else if (res.skip) this.counts.skip++
@@ -67,9 +72,15 @@ export default class SummaryReporter extends Transform {
       this.push(`\nnot ok ${res.fullname}\n`)
       if (res.diag) this.push(stringify(res.diag).replace(/^/gm, '  '))
     }
+    if (this.fileTimes.length) {
+      this.push('\nslowest test files:\n')
+      for (const { name, time } of this.fileTimes.sort((a, b) => b.time - a.time).slice(0, 10)) {
+        this.push(`  ${seconds(time).padStart(7)}  ${name}\n`)
+      }
+    }
     const { pass, fail, skip, todo } = this.counts
     this.push(`\n${pass + fail + skip + todo} assertions: ${pass} pass, ${fail} fail, ${skip} skip, ${todo} todo; ` +
-      `${this.files} test files in ${seconds(Date.now() - this.started)}\n`)
+      `${this.files} groups or files in ${seconds(Date.now() - this.started)}\n`)
     done()
   }
 }

@@ -3,4 +3,4 @@
 export type { paths, components, operations } from './schema.d.ts'
 export { createApiClient, ApiError, type ApiClient, type ApiClientOptions, type SignInResult } from './client.ts'
 export { followReport, parseEventStream, type FollowOptions, type FollowResult, type ReportEvent, type SseDone, type SseEnd, type SseStatus } from './sse.ts'
-export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookPayload, type WebhookVerificationReason } from './webhook.ts'
+export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookEvent, type WebhookEventType, type WebhookPayload, type WebhookVerificationReason } from './webhook.ts'

@@ -881,10 +881,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A ready report as a file: JSON (the report and all it stores) or CSV (interests, or friends with part=friends)
+         * A ready report as a JSON file: the report and all it stores (the CSV is GET /report/{id}/export.csv)
          * @description An API key needs the scope `reports:read`.
          */
         get: operations["exportReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/report/{id}/export.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A ready report as a CSV file: its interests, or its friends with part=friends
+         * @description An API key needs the scope `reports:read`.
+         */
+        get: operations["exportReportCsv"];
         put?: never;
         post?: never;
         delete?: never;
@@ -9793,7 +9813,7 @@ export interface operations {
     exportReport: {
         parameters: {
             query?: {
-                /** @description json (the whole report) or csv */
+                /** @description json (the whole report), or csv: a 308 redirect to GET /report/{id}/export.csv with the same part */
                 format?: "json" | "csv";
                 /** @description CSV only: interests (default, one row per source and interest) or friends (one row per source and friend) */
                 part?: "interests" | "friends";
@@ -9806,7 +9826,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the report as an attachment (Content-Disposition: attachment; filename="report-<id>.<ext>") */
+            /** @description the report as an attachment (Content-Disposition: attachment; filename="report-<id>.json") */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9816,6 +9836,190 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReportExport"];
+                };
+            };
+            /** @description format=csv: the CSV is at GET /report/{id}/export.csv (with the same part) */
+            308: {
+                headers: {
+                    /** @description /api/v1/report/{id}/export.csv, with ?part= when one was asked */
+                    Location?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    exportReportCsv: {
+        parameters: {
+            query?: {
+                /** @description CSV only: interests (default, one row per source and interest) or friends (one row per source and friend) */
+                part?: "interests" | "friends";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the CSV as an attachment (Content-Disposition: attachment; filename="report-<id>.csv" or "report-<id>-friends.csv") */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
                     "text/csv": string;
                 };
             };
@@ -11258,7 +11462,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": unknown;
+                    "text/event-stream": string;
                 };
             };
             /** @description the report is over and the client has its last event */
@@ -11439,7 +11643,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": unknown;
+                    "text/event-stream": string;
                 };
             };
             /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON */

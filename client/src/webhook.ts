@@ -1,17 +1,24 @@
 // verifyWebhook: a delivery's Standard Webhooks signature checked before its body is trusted. The
-// secret is `whsec_` + base64 of its bytes; `webhook-signature` holds one or more space-separated
+// secret is `whsec_` + base64 of its bytes, or the base64 alone (the official Standard Webhooks
+// libraries take both); `webhook-signature` holds one or more space-separated
 // `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` (several while a secret is
 // being rotated: any one matching is enough). The timestamp must be near now, so a captured delivery
 // cannot be replayed later. node:crypto: the HMAC is synchronous and compared in constant time.
+// The payload's type is the union of the events the OpenAPI document lists under `webhooks`, so a
+// `switch (event.type)` narrows `event.data` to that event's shape.
 import { createHmac, timingSafeEqual } from 'node:crypto'
+import type { webhooks } from './schema.d.ts'
 
-export interface WebhookPayload {
-  /** the event: report.ready, report.failed, webhook.test, ... */
-  type: string
-  /** when the event happened (ISO 8601) */
-  timestamp: string
-  data: Record<string, unknown>
-}
+/** one delivery's body, by event type: the request body of the document's webhook of that name */
+export type WebhookEvent = {
+  [Type in keyof webhooks]: webhooks[Type]['post']['requestBody']['content']['application/json']
+}[keyof webhooks]
+
+/** an event a webhook endpoint can subscribe to */
+export type WebhookEventType = WebhookEvent['type']
+
+/** a delivery's body: the same type as WebhookEvent */
+export type WebhookPayload = WebhookEvent
 
 export interface VerifyWebhookOptions {
   /** how far webhook-timestamp may be from now, in seconds (default 300) */
@@ -47,15 +54,16 @@ function header (headers: HeaderSource, name: string): string | undefined {
  * `headers`: a Headers instance or a plain object (e.g. Node's `req.headers`); `body`: the raw body
  * exactly as received (string or bytes), before any JSON parsing.
  */
-export function verifyWebhook (secret: string, headers: HeaderSource, body: string | Uint8Array, opts: VerifyWebhookOptions = {}): WebhookPayload {
+export function verifyWebhook (secret: string, headers: HeaderSource, body: string | Uint8Array, opts: VerifyWebhookOptions = {}): WebhookEvent {
   const id = header(headers, 'webhook-id')
   const timestamp = header(headers, 'webhook-timestamp')
   const signatures = header(headers, 'webhook-signature')
   if (!id || !timestamp || !signatures) {
     throw new WebhookVerificationError('missing-header', 'webhook-id, webhook-timestamp and webhook-signature are required')
   }
-  if (!secret.startsWith('whsec_')) throw new WebhookVerificationError('bad-secret', 'the secret must start with whsec_')
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64')
+  const encoded = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) throw new WebhookVerificationError('bad-secret', 'the secret is not whsec_ and base64, nor base64 alone')
+  const key = Buffer.from(encoded, 'base64')
   if (key.length === 0) throw new WebhookVerificationError('bad-secret', 'the secret holds no bytes')
   if (!/^\d+$/.test(timestamp)) throw new WebhookVerificationError('bad-timestamp', 'webhook-timestamp is not a number of seconds')
   const tolerance = opts.toleranceSeconds ?? 300
@@ -80,8 +88,10 @@ export function verifyWebhook (secret: string, headers: HeaderSource, body: stri
   } catch {
     throw new WebhookVerificationError('bad-payload', 'the body is not JSON')
   }
-  if (typeof payload !== 'object' || payload === null || typeof (payload as WebhookPayload).type !== 'string') {
+  // the signature vouches for the body: the service sent it, in the shape the document gives its type
+  const p = payload as { type?: unknown, data?: unknown } | null
+  if (typeof p !== 'object' || p === null || typeof p.type !== 'string' || typeof p.data !== 'object' || p.data === null) {
     throw new WebhookVerificationError('bad-payload', 'the body is not {type, timestamp, data}')
   }
-  return payload as WebhookPayload
+  return payload as WebhookEvent
 }

@@ -1,9 +1,10 @@
-// The OpenAPI document the app serves at GET /api/v1/openapi.json, taken from the app built in
-// process on an embedded in-memory database (no listening server, no network), for the tools that
-// read it offline: the typed client's types (client/scripts/generate-types.ts) and the lint
-// (npm run lint:openapi, src/cli/openapi.ts). The configuration is fixed and test-like, so the
-// document is the same on every machine; `env` adds settings over it (e.g. INGEST_TOKEN, which adds
-// the ingest route).
+// The OpenAPI documents the app serves, GET /api/v1/openapi.json (3.1, what generators read) and
+// GET /api/v1/openapi-3.2.json, taken from the app built in process on an embedded in-memory database
+// (no listening server, no network) by requesting them, for the tools that read them offline: the
+// typed client's types (client/scripts/generate-types.ts), the lint (npm run lint:openapi) and the
+// generator check (.ci/generators), both through src/cli/openapi.ts. The configuration is fixed and
+// test-like, so a document is the same on every machine; `env` adds settings over it (e.g.
+// INGEST_TOKEN, which adds the ingest route).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,7 +14,15 @@ import { loadConfig } from '../config.ts'
 import { createDatabase } from '../db/client.ts'
 import { migrateDatabase } from '../db/migrate.ts'
 
-export async function openApiDocument (env: Record<string, string> = {}): Promise<Record<string, unknown>> {
+type Json = Record<string, unknown>
+
+/** the document served at /api/v1/openapi.json (OpenAPI 3.1) */
+export async function openApiDocument (env: Record<string, string> = {}): Promise<Json> {
+  return (await openApiDocuments(env)).openapi31
+}
+
+/** both documents the app serves: 3.1 (/api/v1/openapi.json) and 3.2 (/api/v1/openapi-3.2.json) */
+export async function openApiDocuments (env: Record<string, string> = {}): Promise<{ openapi31: Json, openapi32: Json }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pir-openapi-'))
   try {
     const config = loadConfig({
@@ -27,8 +36,13 @@ export async function openApiDocument (env: Record<string, string> = {}): Promis
     const app = await buildApp(config, { database })
     try {
       await app.ready()
-      // a round trip through JSON: the document as a client downloads it (no functions, no undefined)
-      return JSON.parse(JSON.stringify(app.swagger())) as Record<string, unknown>
+      // the documents as a client downloads them
+      const get = async (url: string) => {
+        const res = await app.inject({ url })
+        if (res.statusCode !== 200) throw new Error(`GET ${url} answered ${res.statusCode}: ${res.body.slice(0, 500)}`)
+        return res.json() as Json
+      }
+      return { openapi31: await get('/api/v1/openapi.json'), openapi32: await get('/api/v1/openapi-3.2.json') }
     } finally {
       await app.close()
       await database.close()

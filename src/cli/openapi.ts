@@ -1,15 +1,17 @@
-// node --import tsx src/cli/openapi.ts [--full] FILE: writes the OpenAPI document the app serves to
-// FILE (src/cli/openapi-document.ts), without a listener or a database of its own. --full turns on
-// the routes that exist only when configured (ingest, billing), so that a lint sees every operation:
-// npm run lint:openapi (docs/decisions.md, OpenAPI document for generators).
+// node --import tsx src/cli/openapi.ts [--full] FILE [FILE_3_2]: writes the OpenAPI document the app
+// serves at /api/v1/openapi.json (3.1) to FILE, and with FILE_3_2 the one at /api/v1/openapi-3.2.json
+// to it (src/cli/openapi-document.ts), without a listener or a database of its own. --full turns on
+// the routes that exist only when configured (ingest, billing), so that a lint or a generator sees
+// every operation: npm run lint:openapi, .ci/generators (docs/decisions.md, OpenAPI document for
+// generators).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { openApiDocument } from './openapi-document.ts'
+import { openApiDocuments } from './openapi-document.ts'
 
 const args = process.argv.slice(2)
-const file = args.find((a) => !a.startsWith('--'))
+const [file, file32] = args.filter((a) => !a.startsWith('--'))
 if (!file) {
-  console.error('usage: node --import tsx src/cli/openapi.ts [--full] FILE')
+  console.error('usage: node --import tsx src/cli/openapi.ts [--full] FILE [FILE_3_2]')
   process.exit(2)
 }
 // placeholders: nothing is called with them, they only switch the optional routes on
@@ -19,7 +21,10 @@ const FULL = {
   STRIPE_WEBHOOK_SECRET: 'whsec_openapi',
   STRIPE_PRICE_ID: 'price_openapi'
 }
-const doc = await openApiDocument(args.includes('--full') ? FULL : {})
-mkdirSync(dirname(file), { recursive: true })
-writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`)
-console.log(`wrote ${file}`)
+const docs = await openApiDocuments(args.includes('--full') ? FULL : {})
+for (const [path, doc] of [[file, docs.openapi31], [file32, docs.openapi32]] as const) {
+  if (path === undefined) continue
+  mkdirSync(dirname(path), { recursive: true })
+  writeFileSync(path, `${JSON.stringify(doc, null, 2)}\n`)
+  console.log(`wrote ${path} (OpenAPI ${String(doc.openapi)})`)
+}

@@ -1,7 +1,7 @@
 // What the OpenAPI document says beyond what @fastify/swagger takes from the route schemas, for code
 // generators (docs/decisions.md, OpenAPI document for generators): a description and an example per
 // answer, the headers of the answers (read from each route's config: src/plugins/route-config.ts),
-// the API-key alternative of routes with an apiKeyScope, the webhooks (schemas/webhooks.ts) and each
+// the API-key scope of routes with an apiKeyScope, the webhooks (schemas/webhooks.ts) and each
 // event of the stream (schemas/sse.ts). Every schema ends normalized and its named shapes in
 // components (src/plugins/openapi-schemas.ts).
 import type { TSchema } from '@sinclair/typebox'
@@ -10,7 +10,7 @@ import { GeneralErrorSchema } from '../../schemas/common.ts'
 import { SSE_RETRY_MS } from '../../schemas/sse.ts'
 import { WEBHOOK_EVENTS } from '../../schemas/webhooks.ts'
 import { hoistTitled, normalizeSchema, SCHEMA_REF } from './openapi-schemas.ts'
-import type { ApiKeyScope } from './route-config.ts'
+import type { ApiKeyScope } from '../../schemas/api-keys.ts'
 
 type Json = Record<string, unknown>
 
@@ -220,7 +220,7 @@ export function finishDocument (doc: Document, traits: Map<string, RouteTraits>,
   doc.webhooks = webhooks(components)
   doc.servers = servers
   doc.components.schemas = Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b)))
-  // only what an operation uses (the API-key scheme and the rate-limit headers come with the first apiKeyScope)
+  // only what an operation uses (the rate-limit headers come with the first apiKeyScope)
   const text = JSON.stringify([doc.paths, doc.webhooks])
   doc.components.headers = Object.fromEntries(Object.entries(HEADERS).filter(([name]) => text.includes(`"#/components/headers/${name}"`)))
   const schemes = doc.components.securitySchemes ?? {}

@@ -12,9 +12,7 @@
 // - sessionCookie: the answer may set or clear the session cookie; no plugin acts on it, the OpenAPI
 //   document lists Set-Cookie on the route's answers (docs/decisions.md, OpenAPI document for generators).
 
-/** what an API key may be allowed to do */
-export const API_KEY_SCOPES = ['reports:read', 'reports:write', 'profiles:read', 'webhooks', 'alerts'] as const
-export type ApiKeyScope = typeof API_KEY_SCOPES[number]
+import type { ApiKeyScope } from '../../schemas/api-keys.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -31,6 +31,7 @@ const READS: Array<[string, string]> = [
   ['reports:read', `/api/v1/report/${reportId}/diffs?source=ig`],
   ['reports:read', `/api/v1/report/${reportId}/export`],
   ['reports:read', `/api/v1/report/${reportId}/export?format=csv`],
+  ['reports:read', `/api/v1/report/${reportId}/export.csv`],
   ['profiles:read', '/api/v1/profiles?q=jdoe']
 ]
 

@@ -84,5 +84,16 @@ t.test('refusals: wrong secret, changed body or id, timestamps, missing headers'
     refused(t, () => verifyWebhook(secret, without, body), 'missing-header', `without ${name}`)
   }
   refused(t, () => verifyWebhook(secret, new Headers(), body), 'missing-header', 'an empty Headers')
-  refused(t, () => verifyWebhook(secret.slice('whsec_'.length), headers, body), 'bad-secret', 'a secret without whsec_')
+  refused(t, () => verifyWebhook('whsec_', headers, body), 'bad-secret', 'a secret of no bytes')
+  refused(t, () => verifyWebhook('', headers, body), 'bad-secret', 'an empty secret')
+  refused(t, () => verifyWebhook('whsec_not base64!', headers, body), 'bad-secret', 'a secret that is not base64')
+})
+
+t.test('a secret without the whsec_ prefix verifies, as the Standard Webhooks libraries take it', async (t) => {
+  t.same(verifyWebhook(secret.slice('whsec_'.length), headers, body), payload, 'the base64 alone')
+  refused(t, () => verifyWebhook(newSecret().slice('whsec_'.length), headers, body), 'no-matching-signature', 'another secret\'s base64 alone')
+  const spec = { secret: 'MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', id: 'msg_p5jXN8AQM9LWM0D4loKWxJek', timestamp: 1614265330 }
+  const signed = JSON.stringify({ type: 'webhook.test', timestamp: new Date(spec.timestamp * 1000).toISOString(), data: { webhookId: '5f0e9a52-3c1d-4c6b-8d1e-0a2b3c4d5e6f' } })
+  const specHeaders = { 'webhook-id': spec.id, 'webhook-timestamp': String(spec.timestamp), 'webhook-signature': sign(`whsec_${spec.secret}`, spec.id, spec.timestamp, signed) }
+  t.match(verifyWebhook(spec.secret, specHeaders, signed, { now: spec.timestamp * 1000 }), { type: 'webhook.test' }, 'the specification\'s secret without its prefix')
 })

@@ -12,7 +12,7 @@ import { GOOD_PASSWORD, signedInUser } from '../helper.ts'
 import { startGoogleCerts, TEST_CLIENT_ID } from '../peers/google-certs.ts'
 import { startReceiver, type Received } from '../webhooks/receiver.ts'
 import { inspectView, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'
-import { API_KEY_SCOPES } from '../../src/plugins/route-config.ts'
+import { API_KEY_SCOPES } from '../../schemas/api-keys.ts'
 import { WEBHOOK_EVENT_TYPES } from '../../schemas/webhooks.ts'
 
 /** a Standard Webhooks signature check, as a receiver makes it (docs/integration.md) */

@@ -13,6 +13,7 @@ await runGroup([
   'images/images-api.test.ts',
   'client/client.test.ts',
   'client/webhook.test.ts',
+  'client/webhook-types.test.ts',
   'client/integration-doc.test.ts',
   'dashboard/client-config.test.ts',
   'dashboard/mailed-links.test.ts'

@@ -1,7 +1,9 @@
 // The OpenAPI document as code generators read it (docs/decisions.md, OpenAPI document for
-// generators): every operation named (a unique operationId) and secured (security declared), every
-// answer described, named shapes as components behind $refs, one enum per union of values, the
-// headers each route's config implies, servers, the webhooks and the stream's events. Every route of
+// generators): OpenAPI 3.1 at /api/v1/openapi.json (3.2 at /api/v1/openapi-3.2.json), every operation
+// named (a unique operationId) and secured (security declared, one bearer scheme), every answer
+// described, one kind of body per answer (JSON, text or bytes), named shapes as components behind
+// $refs, one enum per union of values, the headers each route's config implies, servers, the
+// webhooks and the stream's events. Every route of
 // the app is held to it, so a new route without an operationId or a security declaration fails here.
 // A small app of its own checks what only a route config can ask (an API key's scope).
 import t from '../tap.ts'
@@ -16,7 +18,7 @@ import { errorResponses } from '../../schemas/common.ts'
 import '../../src/plugins/route-config.ts'
 
 type Json = Record<string, unknown>
-interface Response { description?: string, headers?: Record<string, { $ref?: string }>, content?: Record<string, { schema?: Json, itemSchema?: Json, example?: Json }> }
+interface Response { description?: string, headers?: Record<string, { $ref?: string }>, content?: Record<string, { schema?: Json, itemSchema?: Json, 'x-itemSchema'?: Json, example?: Json }> }
 interface Operation {
   operationId?: string
   description?: string
@@ -97,7 +99,38 @@ t.test('the app\'s document', async (t) => {
     t.same(security('get', '/health'), [], 'health is public')
     t.same(security('get', '/auth/info'), [{ bearer: [] }])
     t.same(security('post', '/auth/token/refresh'), [{ cookie: [] }], 'refresh takes the session cookie')
-    t.same(security('get', '/sse/{reportId}'), [{ bearer: [] }, { cookie: [] }, { apiKey: ['reports:read'] }], 'the stream takes a JWT, the cookie or a key with reports:read')
+    t.same(security('get', '/sse/{reportId}'), [{ bearer: ['reports:read'] }, { cookie: [] }], 'the stream takes a JWT or a key with reports:read, or the cookie')
+    t.same(security('get', '/report/{id}/export.csv'), [{ bearer: ['reports:read'] }])
+  })
+
+  t.test('OpenAPI 3.1, the version generators read; one bearer scheme, each operation naming it once', async (t) => {
+    t.match(doc.openapi, /^3\.1\.\d+$/, `${doc.openapi}: openapi-python-client takes 3.1.* alone`)
+    const bearers = Object.entries(doc.components.securitySchemes).filter(([, s]) => s.type === 'http' && s.scheme === 'bearer')
+    t.same(bearers.map(([name]) => name), ['bearer'], 'one HTTP bearer scheme: a JWT or an API key')
+    t.match(doc.components.securitySchemes.bearer.description, /API key/)
+    for (const [where, op] of ops) {
+      const names = (op.security ?? []).flatMap((requirement) => Object.keys(requirement))
+      t.same(names, [...new Set(names)], `${where}: each scheme once`)
+    }
+    t.notOk(JSON.stringify(doc).includes('"itemSchema"'), 'no 3.2 field')
+  })
+
+  t.test('one kind of body per answer: JSON alone, text, or bytes declared as binary', async (t) => {
+    for (const [where, op] of ops) {
+      for (const [status, r] of Object.entries(op.responses)) {
+        const types = Object.keys(r.content ?? {})
+        if (types.includes('application/json')) t.same(types, ['application/json'], `${where} ${status}: JSON alone`)
+      }
+    }
+    const exported = doc.paths[`${API}/report/{id}/export`].get.responses
+    t.same(Object.keys(exported[200].content ?? {}), ['application/json'], 'the JSON export')
+    t.ok(exported[308], 'format=csv: a redirect')
+    const csv = doc.paths[`${API}/report/{id}/export.csv`].get
+    t.equal(csv.operationId, 'exportReportCsv')
+    t.match(csv.responses[200].content, { 'text/csv': { schema: { type: 'string' } } }, 'the CSV export: text')
+    const image = doc.paths[`${API}/images`].get.responses[200].content ?? {}
+    t.same(Object.keys(image), ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif'])
+    for (const [type, media] of Object.entries(image)) t.same(media.schema, { type: 'string', format: 'binary' }, `${type}: bytes`)
   })
 
   t.test('every answer has a description of its own, and an error its status in its example', async (t) => {
@@ -189,15 +222,29 @@ t.test('the app\'s document', async (t) => {
     }
   })
 
-  t.test('the stream: OpenAPI 3.2 itemSchema, one item per event', async (t) => {
-    t.equal(doc.openapi, '3.2.0')
-    const media = doc.paths[`${API}/sse/{reportId}`].get.responses[200].content?.['text/event-stream']
+  t.test('the stream: OpenAPI 3.2 itemSchema at openapi-3.2.json, one item per event; x-itemSchema in 3.1', async (t) => {
+    const res = await app.inject({ url: `${API}/openapi-3.2.json` })
+    t.equal(res.statusCode, 200)
+    const doc32 = res.json() as Doc
+    t.equal(doc32.openapi, '3.2.0')
+    const media = doc32.paths[`${API}/sse/{reportId}`].get.responses[200].content?.['text/event-stream']
     const items = media?.itemSchema?.oneOf as Json[]
     const events = items.map((i) => ((i.properties as Json).event as Json | undefined)?.enum).filter(Boolean)
     t.same(events, [['status'], ['done'], ['end']])
     for (const item of items.filter((i) => (i.properties as Json).data)) {
       t.match((item.properties as Json).data, { type: 'string', contentMediaType: 'application/json', contentSchema: { $ref: /^#\/components\/schemas\/Sse(Status|Done|End)Data$/ } })
     }
+    const in31 = doc.paths[`${API}/sse/{reportId}`].get.responses[200].content?.['text/event-stream']
+    t.match(in31, { schema: { type: 'string' } }, '3.1: the stream is text')
+    t.same(in31?.['x-itemSchema'], media?.itemSchema, '3.1: the same items, under x-itemSchema')
+    // otherwise the two documents are one
+    const as31 = JSON.parse(JSON.stringify(doc32).replaceAll('"itemSchema"', '"x-itemSchema"')) as Doc
+    for (const item of Object.values(as31.paths)) {
+      for (const op of Object.values(item)) {
+        for (const r of Object.values(op.responses)) for (const m of Object.values(r.content ?? {})) if (m['x-itemSchema']) m.schema = in31?.schema
+      }
+    }
+    t.same({ ...as31, openapi: doc.openapi }, doc, 'the 3.1 document is the 3.2 one with the items moved aside')
   })
 })
 
@@ -220,9 +267,9 @@ t.test('what a route config asks: the API key and its scope, the rate-limit head
   await app.ready()
   const doc = app.swagger() as unknown as Doc
   const op = doc.paths[`${API}/things`].get
-  t.same(op.security, [{ bearer: [] }, { apiKey: ['reports:read'] }], 'the key, with its scope as the role')
+  t.same(op.security, [{ bearer: ['reports:read'] }], 'the key\'s scope as the role of the bearer requirement')
   t.match(op.description, /`reports:read`/)
-  t.match(doc.components.securitySchemes.apiKey, { type: 'http', scheme: 'bearer' })
+  t.notOk(doc.components.securitySchemes.apiKey, 'no second bearer scheme')
   for (const status of ['200', '401', '403', '429']) {
     t.same(Object.keys(op.responses[status].headers ?? {}).filter((h) => h.startsWith('RateLimit-')), ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'], `${status}: the rate-limit headers`)
   }

@@ -1,6 +1,7 @@
-// GET /report/{id}/export (Bearer): a ready report as a download. JSON is GET /report/{id} plus
-// everything the report stores per profile; CSV (RFC 4180) has one row per (source, interest), or per
-// (source, friend) with part=friends, the API's numbers unrounded and formula-like text defused.
+// GET /report/{id}/export and /report/{id}/export.csv (Bearer): a ready report as a download. JSON is
+// GET /report/{id} plus everything the report stores per profile; CSV (RFC 4180) has one row per
+// (source, interest), or per (source, friend) with part=friends, the API's numbers unrounded and
+// formula-like text defused; /export?format=csv is a 308 to the CSV.
 // The CSV is read back with a parser of its own here and compared, number by number, with the JSON
 // the API serves for the same report.
 import t, { type Test } from '../tap.ts'
@@ -100,7 +101,7 @@ t.test('CSV: one row per (source, interest), and per (source, friend), the API\'
   const { u, id } = await readyReport(t, app)
   const get = (url: string) => app.inject({ url: `${API}${url}`, headers: u.auth })
 
-  const res = await get(`/report/${id}/export?format=csv`)
+  const res = await get(`/report/${id}/export.csv`)
   t.equal(res.statusCode, 200, res.body.slice(0, 200))
   t.match(res.headers['content-type'], /^text\/csv; charset=utf-8/)
   t.equal(res.headers['content-disposition'], `attachment; filename="report-${id}.csv"`)
@@ -126,7 +127,7 @@ t.test('CSV: one row per (source, interest), and per (source, friend), the API\'
   t.ok(rows.some((r) => r.interest === `'${EVIL_INTEREST}`), 'formula-like text: a leading quote, its commas, quotes and line break kept')
   t.ok(rows.some((r) => r.category === 'Misc'), 'a synthetic category is still named')
 
-  const friends = await get(`/report/${id}/export?format=csv&part=friends`)
+  const friends = await get(`/report/${id}/export.csv?part=friends`)
   t.equal(friends.statusCode, 200)
   t.equal(friends.headers['content-disposition'], `attachment; filename="report-${id}-friends.csv"`)
   t.equal(friends.body.split('\r\n')[0], 'source,friend_id,username,fullname,link,common_interests,red_flags')
@@ -155,15 +156,35 @@ t.test('the rules of GET /report/{id}: 401, 403, 404, not ready; 400 for another
     const res = await app.inject({ url: `${API}${url}`, headers })
     return [res.statusCode, res.json().message]
   }
-  t.same(await status(`/report/${id}/export`, {}), [401, 'access denied'])
-  t.same(await status(`/report/${id}/export?format=csv`, other.auth), [403, 'access denied'], 'another user\'s report')
-  t.same(await status('/report/00000000-0000-4000-8000-000000000000/export'), [404, 'report not found'])
-  t.same(await status('/report/not-a-report/export?format=csv'), [404, 'report not found'])
+  for (const path of ['export', 'export.csv']) {
+    t.same(await status(`/report/${id}/${path}`, {}), [401, 'access denied'], `${path}: no token`)
+    t.same(await status(`/report/${id}/${path}`, other.auth), [403, 'access denied'], `${path}: another user's report`)
+    t.same(await status(`/report/00000000-0000-4000-8000-000000000000/${path}`), [404, 'report not found'], `${path}: an unknown id`)
+    t.same(await status(`/report/not-a-report/${path}`), [404, 'report not found'], `${path}: a malformed id`)
+  }
   t.equal((await status(`/report/${id}/export?format=xml`))[0], 400, 'another format')
   t.equal((await status(`/report/${id}/export?format=csv&part=everything`))[0], 400, 'another part')
+  t.equal((await status(`/report/${id}/export.csv?part=everything`))[0], 400, 'another part of the CSV')
   t.same(await status(`/report/${id}/export?format=json&part=friends`), [400, 'querystring part: only with format=csv'])
   t.equal((await status(`/report/${id}/export?format=csv&extra=1`))[0], 400, 'an unknown parameter')
+  t.equal((await status(`/report/${id}/export.csv?format=csv`))[0], 400, 'the CSV takes no format')
   const draft = await createReport(app, u.auth, [{ source: 'ig', username: 'jdoe' }])
-  t.same(await status(`/report/${draft}/export?format=csv`), [404, 'the report is not ready'], 'a draft has nothing to export')
+  t.same(await status(`/report/${draft}/export.csv`), [404, 'the report is not ready'], 'a draft has nothing to export')
   t.same(await status(`/report/${draft}/export`, other.auth), [403, 'access denied'], 'ownership first')
+  t.same(await status(`/report/${draft}/export.csv`, other.auth), [403, 'access denied'], 'ownership first, for the CSV too')
+})
+
+t.test('/export?format=csv: a 308 to /export.csv with the same part, which a client that follows it downloads', async (t) => {
+  const app = await build(t, { WORKERS: '1' })
+  const { u, id } = await readyReport(t, app)
+  for (const [query, location] of [['format=csv', `${API}/report/${id}/export.csv`], ['format=csv&part=friends', `${API}/report/${id}/export.csv?part=friends`],
+    ['part=interests&format=csv', `${API}/report/${id}/export.csv?part=interests`]]) {
+    const res = await app.inject({ url: `${API}/report/${id}/export?${query}`, headers: u.auth })
+    t.equal(res.statusCode, 308, query)
+    t.equal(res.headers.location, location, `${query}: Location`)
+    t.equal(res.body, '', 'no body')
+    const followed = await app.inject({ url: location, headers: u.auth })
+    t.equal(followed.statusCode, 200)
+    t.match(followed.headers['content-type'], /^text\/csv/)
+  }
 })

@@ -3,7 +3,8 @@
 // alerts raised by the service's own recordAlerts.
 import type { FastifyInstance } from 'fastify'
 import type { Interest } from '../../schemas/report.ts'
-import { recordAlerts, type NewAlert, type RecordedAlert } from '../../src/services/alerts/record.ts'
+import type { NewAlert, RecordedAlert } from '../../src/services/alerts/record.ts'
+import { raise } from '../alerts/raise.ts'
 
 /** the user a JWT names */
 export const userIdOf = (jwt: string): string =>
@@ -51,6 +52,5 @@ export function alertsFor (watch: WatchOf, months: string[]): NewAlert[] {
 /** one alert per month for the watch, raised as the alert worker raises them */
 export async function raiseAlerts (app: FastifyInstance, watch: WatchOf, months: string[]): Promise<RecordedAlert[]> {
   const list = alertsFor(watch, months)
-  if (list.length === 0) return []
-  return await app.db.transaction(async (tx) => await recordAlerts(tx, list, new Date(), [0]))
+  return list.length === 0 ? [] : await raise(app, list)
 }

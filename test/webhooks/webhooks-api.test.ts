@@ -45,6 +45,34 @@ t.test('create, list, rotate, delete; the secret is shown once', async (t) => {
   t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${made.id}`, headers: u.auth })).statusCode, 404, 'gone')
 })
 
+t.test('an idempotent POST /webhooks replays its secret while the endpoint lives, not after it is deleted', async (t) => {
+  const app = await build(t)
+  const u = await signedInUser(app)
+  const body = { url: 'http://127.0.0.1:9/hook', events: ['report.ready'] }
+  const post = (key: string) => app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: { ...u.auth, 'idempotency-key': key }, payload: body })
+  const first = await post('hook-1')
+  t.equal(first.statusCode, 201)
+  const made = first.json()
+  logCapture(app)?.secret(made.secret)
+  // another endpoint's stored answer stays: only the deleted endpoint's answer goes
+  const other = await post('hook-2')
+  logCapture(app)?.secret(other.json().secret)
+  const replay = await post('hook-1')
+  t.equal(replay.headers['idempotent-replayed'], 'true', 'a retry while the endpoint lives is the first answer')
+  t.equal(replay.json().secret, made.secret)
+
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${made.id}`, headers: u.auth })).statusCode, 204)
+  const stored = await app.database.query<{ key: string }>('select key from idempotency_keys order by key')
+  t.same(stored.map((r) => r.key), ['hook-2'], 'the deleted endpoint\'s stored answer is gone with it')
+  const after = await post('hook-1')
+  logCapture(app)?.secret(after.json().secret)
+  t.equal(after.statusCode, 201)
+  t.notOk(after.headers['idempotent-replayed'], 'no replay')
+  t.notOk(after.body.includes(made.secret.slice('whsec_'.length)), 'the deleted endpoint\'s secret is not answered again')
+  t.not(after.json().id, made.id, 'the retry is a request of its own')
+  t.equal((await post('hook-2')).json().secret, other.json().secret, 'the other endpoint\'s answer still replays')
+})
+
 t.test('another account\'s endpoint, an unknown one and a malformed id are 404; no token is 401', async (t) => {
   const app = await build(t)
   const owner = await signedInUser(app)

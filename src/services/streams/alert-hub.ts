@@ -7,9 +7,8 @@
 //
 // A stream belongs to a session and a user like a report stream: it ends with `event: end` when its
 // session ends or its Bearer token expires, and counts toward the user's SSE_MAX_STREAMS_PER_USER.
-import { setTimeout as sleep } from 'node:timers/promises'
-import { isDatabaseDown } from '../../db/client.ts'
 import type { AlertEvent, AlertStore } from './alert-store.ts'
+import { retriedWhileDown, type HubOptions } from './hub-common.ts'
 import { streamOwners, type StreamOwner } from './owners.ts'
 import { endEvent, formatEvent, PING, streamWriter, type EndReason, type SseOutput } from './wire.ts'
 
@@ -35,23 +34,8 @@ interface Group {
   chain: Promise<void>
 }
 
-interface Log { warn: (obj: object, msg: string) => void }
-
-const READ_ATTEMPTS = 11
-const READ_RETRY_MS = 500
-
-export interface AlertHubOptions {
-  store: AlertStore
-  log?: Log
-  /** a client this far behind is cut off; it reconnects with Last-Event-ID and catches up */
-  maxBufferedBytes?: number
-  /** open streams one user may hold here, report streams included (otherStreams) */
-  maxStreamsPerUser?: number
-  /** the user's other streams on this instance (the report hub's) */
-  otherStreams?: (userId: string) => number
-  /** whether a session has ended: a stream whose session ended while it was prepared ends at start */
-  sessionEnded?: (sid: string) => boolean
-}
+/** otherStreams counts the user's report streams (hub.ts) */
+export type AlertHubOptions = HubOptions<AlertStore>
 
 /** a prepared alert stream: subscribed and buffering; start() writes its backlog and goes live */
 export interface PreparedAlerts {
@@ -96,16 +80,7 @@ export function createAlertHub (opts: AlertHubOptions) {
     return low
   }
 
-  async function retried (task: () => Promise<void>): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await task()
-      } catch (err) {
-        if (closed || attempt >= READ_ATTEMPTS || !isDatabaseDown(err)) throw err
-        await sleep(READ_RETRY_MS)
-      }
-    }
-  }
+  const retried = (task: () => Promise<void>) => retriedWhileDown(task, () => closed)
 
   /** read the user's alerts after what the group's streams have, and send each stream what it lacks */
   function catchUp (userId: string, g: Group, upTo?: number) {

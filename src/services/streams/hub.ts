@@ -7,10 +7,9 @@
 // A stream also belongs to a session and a user: it ends with `event: end` (a reason, no id, so
 // Last-Event-ID still names the last real event) when its session ends, its report is deleted or its
 // Bearer token expires, and one user holds at most maxStreamsPerUser streams here (docs/decisions.md).
-import { setTimeout as sleep } from 'node:timers/promises'
-import { isDatabaseDown } from '../../db/client.ts'
 import type { ReportEvent } from '../reports/events.ts'
 import { backlogOf, type Backlog, type EventStore } from './event-store.ts'
+import { retriedWhileDown, type HubOptions } from './hub-common.ts'
 import { streamOwners, type StreamOwner } from './owners.ts'
 import { endEvent, formatEvent, PING, streamWriter, type EndReason, type Prepared, type PrepareOptions, type SseOutput } from './wire.ts'
 
@@ -44,24 +43,8 @@ interface Group {
   chain: Promise<void>
 }
 
-interface Log { warn: (obj: object, msg: string) => void }
-
-/** a fan-out read the database could not answer is tried this often, this far apart (5 s in all) */
-const READ_ATTEMPTS = 11
-const READ_RETRY_MS = 500
-
-export interface SseHubOptions {
-  store: EventStore
-  log?: Log
-  /** a client this far behind is cut off; it reconnects with Last-Event-ID and catches up */
-  maxBufferedBytes?: number
-  /** open streams one user may hold here; prepare() refuses the next (default: no limit) */
-  maxStreamsPerUser?: number
-  /** the user's other streams on this instance (the alert hub's, alert-hub.ts), counted toward the same limit */
-  otherStreams?: (userId: string) => number
-  /** whether a session has ended: a stream whose session ended while it was prepared ends at start */
-  sessionEnded?: (sid: string) => boolean
-}
+/** otherStreams counts the user's alert streams (alert-hub.ts) */
+export type SseHubOptions = HubOptions<EventStore>
 
 export function createSseHub (opts: SseHubOptions) {
   const { store } = opts
@@ -121,19 +104,7 @@ export function createSseHub (opts: SseHubOptions) {
     }
   }
 
-  // A read that fails because the database is away is tried again for a while: right after an outage
-  // the LISTEN connection can be back before the pool's connections are, and the announcement that
-  // follows a reconnect (relisten) would otherwise end every open stream of the instance.
-  async function retried (task: () => Promise<void>): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await task()
-      } catch (err) {
-        if (closed || attempt >= READ_ATTEMPTS || !isDatabaseDown(err)) throw err
-        await sleep(READ_RETRY_MS)
-      }
-    }
-  }
+  const retried = (task: () => Promise<void>) => retriedWhileDown(task, () => closed)
 
   function enqueue (reportId: string, g: Group, task: () => Promise<void>) {
     g.chain = g.chain.then(() => retried(task)).catch((err: Error) => {

@@ -5,7 +5,7 @@
 // delivery workers (./delivery.ts). Another account's endpoint is 404, as an unknown one.
 import { and, count, desc, eq, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { users, webhookDeliveries, webhookEndpoints } from '../../db/schema.ts'
+import { idempotencyKeys, users, webhookDeliveries, webhookEndpoints } from '../../db/schema.ts'
 import { Conflict, NotFound } from '../../errors.ts'
 import { isUuid } from '../../../schemas/common.ts'
 import type { WebhookEventType } from '../../../schemas/webhooks.ts'
@@ -72,12 +72,20 @@ export function createWebhookService (deps: WebhookServiceDeps) {
       }
     },
 
-    /** the endpoint and its deliveries are gone (a delivery in flight finds nothing to record) */
+    /**
+     * The endpoint and its deliveries are gone (a delivery in flight finds nothing to record), and so
+     * is the stored answer of an idempotent POST /webhooks that created it: that answer holds the
+     * secret, and a replay must not hand out the secret of an endpoint that no longer exists
+     * (docs/decisions.md, Webhooks). The answer is the 201 whose body names the endpoint's id.
+     */
     async remove (userId: string, id: string): Promise<void> {
-      const gone = isUuid(id)
-        ? await db.delete(webhookEndpoints).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.userId, userId))).returning({ id: webhookEndpoints.id })
-        : []
-      if (gone.length === 0) throw new NotFound('webhook not found')
+      if (!isUuid(id)) throw new NotFound('webhook not found')
+      await db.transaction(async (tx) => {
+        const gone = await tx.delete(webhookEndpoints).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.userId, userId))).returning({ id: webhookEndpoints.id })
+        if (gone.length === 0) throw new NotFound('webhook not found')
+        await tx.delete(idempotencyKeys).where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.statusCode, 201),
+          sql`position(${`"id":"${id}"`} in ${idempotencyKeys.body}) > 0`))
+      })
     },
 
     /** a new secret; the current one becomes the previous and keeps signing for PREVIOUS_SECRET_MS */
