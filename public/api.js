@@ -135,6 +135,20 @@ export async function signOut () {
 
 export const info = () => request('GET', '/auth/info')
 
+/**
+ * the account's info at the second-factor step (its level-1 JWT reads it), or null where it cannot
+ * be read (a reload holds no JWT): never a sign-out, as a refused read is no loss of the session
+ */
+export async function pendingAccountInfo () {
+  if (token === null) return null
+  try {
+    const { res, data } = await send('GET', '/auth/info', undefined, true)
+    return res.ok ? data : null
+  } catch {
+    return null
+  }
+}
+
 /** {googleClientId, billing, devOutbox, development}: what this deployment offers the page */
 export async function clientConfig () {
   const fallback = { googleClientId: null, billing: true, devOutbox: null, development: false }

@@ -175,16 +175,21 @@ export function errorText (err, fallback = 'Something went wrong. Please try aga
  * when there is none, or the error with a Try again button; returns the loader, to call again after a change
  */
 export function listLoader (list, fetch, render, empty) {
+  // loads may overlap (the first one and the one after an action): only the latest one draws
+  let seq = 0
   const load = async () => {
+    const mine = ++seq
     try {
       const { items } = await fetch()
+      if (mine !== seq) return
       fill(list, items.length ? items.map(render) : h('li', { class: 'muted empty' }, empty))
     } catch (err) {
+      if (mine !== seq) return
       const again = h('button', { type: 'button', class: 'button small' }, 'Try again')
       again.addEventListener('click', () => { list.setAttribute('aria-busy', 'true'); load() })
       fill(list, h('li', { class: 'muted empty' }, errorText(err), ' ', again))
     } finally {
-      list.removeAttribute('aria-busy')
+      if (mine === seq) list.removeAttribute('aria-busy')
     }
   }
   return load

@@ -29,7 +29,12 @@ export function diffBars (months, { source, onSelect }) {
   const n = slots.length
   const max = Math.max(1, ...months.map((d) => Math.max(d.totalNew, d.totalLost)))
   const base = TOP + HALF
+  // at most eight month labels, counted back from the newest so the last two never crowd each other;
+  // on a phone every other one is hidden (.chart-tick-minor), as eight do not fit its width
   const every = Math.ceil(n / 8)
+  const ticks = new Map()
+  for (let i = n - 1, k = 0; i >= 0; i -= every, k++) ticks.set(i, k % 2 === 1)
+  const thin = ticks.size > 4
   const svg = s('svg', {
     class: 'chart chart-diffs', id: `chart-diffs-${source}`, width: '100%', height: base + HALF + LABELS + 14,
     role: 'group', 'aria-label': `New and lost interests by month, ${months.length} months with changes`
@@ -39,8 +44,8 @@ export function diffBars (months, { source, onSelect }) {
   const columns = []
   slots.forEach((date, i) => {
     const slot = 1 / n
-    if (i % every === 0 || i === n - 1) {
-      svg.append(s('text', { class: 'chart-tick', x: pct((i + 0.5) * slot), y: base + HALF + LABELS, 'text-anchor': 'middle', 'aria-hidden': 'true' }, shortMonth(date)))
+    if (ticks.has(i)) {
+      svg.append(s('text', { class: thin && ticks.get(i) ? 'chart-tick chart-tick-minor' : 'chart-tick', x: pct((i + 0.5) * slot), y: base + HALF + LABELS, 'text-anchor': 'middle', 'aria-hidden': 'true' }, shortMonth(date)))
     }
     const d = byMonth.get(date)
     if (!d) return

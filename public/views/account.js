@@ -231,11 +231,13 @@ export function accountView (ctx) {
       // what this page load's password reset revoked (public/revoked.js)
       ctx.revoked ? h('p', { class: 'notice', role: 'status', id: 'account-revoked' }, 'When your password was reset: ', revokedText(ctx.revoked)) : null,
       h('div', { class: 'account-grid' },
-        h('div', { class: 'column' }, overviewCard(ctx), googleCard(ctx), deleteCard(ctx)),
+        h('div', { class: 'column' }, overviewCard(ctx), googleCard(ctx)),
         h('div', { class: 'column' }, sessionsCard(ctx), passkeysCard(ctx), passwordCard(ctx), totpCard(ctx))),
       h('h2', { class: 'subhead programs-head' }, 'For your programs'),
       h('div', { class: 'account-grid' },
         h('div', { class: 'column' }, apiKeysCard(ctx)),
-        h('div', { class: 'column' }, webhooksCard(ctx))))
+        h('div', { class: 'column' }, webhooksCard(ctx))),
+      // the one thing that cannot be undone comes last, after everything else the page offers
+      deleteCard(ctx))
   }
 }

@@ -7,11 +7,13 @@ import { field, formHelpers, formStatus } from '../forms.js'
 import { ProofCancelled, withFreshProof } from '../fresh-proof.js'
 import { secretSlot, showSecret } from '../one-time-secret.js'
 
+// the API's scopes, in its order; the dashboard test checks that this list names every one the API has
 export const SCOPES = [
   ['reports:read', 'Read reports', 'list and read reports, export them, follow their progress'],
   ['reports:write', 'Write reports', 'create, generate and delete reports (generating spends your credits)'],
   ['profiles:read', 'Search profiles', 'search the profiles reports are made on'],
-  ['webhooks', 'Webhooks', 'manage webhook endpoints and their deliveries']
+  ['webhooks', 'Webhooks', 'manage webhook endpoints and their deliveries'],
+  ['alerts', 'Alerts', 'watch reports, read their alerts and follow them live']
 ]
 
 const P = 'api-key'

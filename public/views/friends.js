@@ -1,5 +1,7 @@
-// Friends with common interests or red flags: the sort toggle, the network filter and paging.
-// The toggle always shows the order the server used: when it answers sortByRedFlagsAdjusted (the
+// Friends with common interests or red flags: the sort toggle and paging, on the network of the
+// page's tab (each tab's panel has its own card, so the card has no network picker of its own). The
+// card opens on common interests, the longer and more telling list, even where the report's default
+// is red flags first; the toggle always shows the order the server used: when it answers sortByRedFlagsAdjusted (the
 // requested list was empty, the other one served), the toggle follows sortByRedFlags and nothing is
 // requested again. A friend's row opens what they share with the profile: the Friend object carries
 // two counts only, so opening a row asks GET /report/{id}/friends/{friendId} for the interests
@@ -12,15 +14,16 @@ import { interestName } from './interest-detail.js'
 const PAGE = 10
 
 export function friendsSection (reportId, item, detail) {
-  const state = { source: item.source, sortByRedFlags: item.friends.sortByRedFlags, offset: 0 }
   let data = item.friends
+  // the report's first page is sorted by its default (red flags first where there are any): with
+  // friends in common too, the card asks for those instead
+  const reorder = data.sortByRedFlags && data.hasCommonInterests
+  const state = { source: item.source, sortByRedFlags: reorder ? false : data.sortByRedFlags, offset: 0 }
   let seq = 0
 
   const common = h('button', { type: 'button', class: 'segment', id: `friends-common-${item.source}`, 'aria-pressed': 'false' }, 'Common interests')
   const flags = h('button', { type: 'button', class: 'segment', id: `friends-flags-${item.source}`, 'aria-pressed': 'false' }, 'Red flags')
   const toggle = h('div', { class: 'segmented', role: 'group', 'aria-label': 'Sort friends by' }, common, flags)
-  const filter = h('select', { class: 'friends-source', id: `friends-source-${item.source}`, 'aria-label': 'Friends on network' })
-  const whose = h('p', { class: 'muted small', hidden: true })
   const note = h('p', { class: 'note', hidden: true, role: 'status' })
   const list = h('ul', { class: 'people', id: `friends-${item.source}` })
   const range = h('span', { class: 'muted small' })
@@ -105,14 +108,6 @@ export function friendsSection (reportId, item, detail) {
     common.title = data.hasCommonInterests ? '' : 'No friend shares an interest'
     flags.title = data.hasRedFlags ? '' : 'No friend has a red-flag interest'
 
-    const sources = [...new Set([item.source, ...data.availableSources])]
-    filter.replaceChildren(...sources.map((s) => h('option', { value: s, selected: s === state.source }, `Friends on ${SOURCE_NAMES[s]}`)))
-    filter.hidden = sources.length < 2
-
-    // friends on another network are those of the report's profile there
-    whose.hidden = state.source === item.source
-    whose.textContent = `Friends of @${data.sourceProfile.username} on ${SOURCE_NAMES[state.source]}`
-
     if (data.sortByRedFlagsAdjusted) {
       note.hidden = false
       note.textContent = data.sortByRedFlags
@@ -162,14 +157,21 @@ export function friendsSection (reportId, item, detail) {
   }
   common.addEventListener('click', () => sortBy(false))
   flags.addEventListener('click', () => sortBy(true))
-  filter.addEventListener('change', () => { state.source = filter.value; state.offset = 0; load() })
   prev.addEventListener('click', () => { state.offset = Math.max(0, state.offset - PAGE); load() })
   next.addEventListener('click', () => { state.offset += data.items.length || PAGE; load() })
 
   const section = h('section', { class: 'card friends', id: `section-friends-${item.source}` },
-    h('div', { class: 'section-head wrap' }, h('h3', null, 'Friends'), toggle, filter),
-    whose, note, list, message, pager
+    h('div', { class: 'section-head wrap' }, h('h3', null, 'Friends'), toggle),
+    note, list, message, pager
   )
-  render()
+  if (reorder) {
+    // the red-flag page is not shown under a "Common interests" toggle while the other one loads
+    data = { ...data, items: [], hasMore: false, total: 0 }
+    render()
+    list.replaceChildren(h('li', { class: 'muted loading', role: 'status' }, 'Loading the friends…'))
+    load()
+  } else {
+    render()
+  }
   return section
 }

@@ -35,7 +35,7 @@ function itemsView (reportId, items, detail) {
   }, itemPanel(reportId, item, detail))]))
   const tabs = items.map((item) => h('button', {
     type: 'button', role: 'tab', class: 'tab source-tab', id: `tab-${item.source}`, 'aria-controls': `item-panel-${item.source}`, 'aria-selected': 'false',
-    onClick: () => select(item.source)
+    title: `${SOURCE_NAMES[item.source]}: @${item.username}`, onClick: () => select(item.source)
   }, avatar(item, 'xs'), h('span', null, SOURCE_NAMES[item.source]), h('span', { class: 'muted tab-user' }, `@${item.username}`)))
   const select = (source) => {
     for (const t of tabs) {

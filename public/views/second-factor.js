@@ -14,8 +14,10 @@ const P = 'second-factor'
 export function secondFactorForm (onVerified, onCancel) {
   const code = h('input', { type: 'text', autocomplete: 'one-time-code', inputMode: 'text', required: true, maxLength: 64, autocapitalize: 'off', spellcheck: false })
   const cancel = h('button', { type: 'button', class: 'link', id: `${P}-cancel` }, '← Sign in with another account')
-  // a passkey of the account is a second factor too (docs/decisions.md, Passkeys)
-  const passkey = passkeysSupported() ? h('button', { type: 'button', class: 'button wide', id: `${P}-passkey` }, 'Use a passkey instead') : null
+  // a passkey of the account is a second factor too (docs/decisions.md, Passkeys): offered where the
+  // browser makes passkeys and the account's info says it has one; not where that cannot be read
+  const passkey = passkeysSupported() ? h('button', { type: 'button', class: 'button wide', id: `${P}-passkey`, hidden: true }, 'Use a passkey instead') : null
+  if (passkey) api.pendingAccountInfo().then((me) => { passkey.hidden = !(me?.mfa?.passkeys > 0) })
   cancel.addEventListener('click', onCancel)
   const el = h('form', { class: 'form', id: `${P}-form`, noValidate: true },
     h('h2', { class: 'form-title' }, 'Two-step sign-in'),

@@ -1,21 +1,27 @@
 // The account page's "Two-step sign-in" card (docs/decisions.md, Second factors): set up an
 // authenticator app (its secret and otpauth:// link shown while it is set up, then confirmed with a
-// first code), the recovery codes shown once (public/one-time-secret.js), and removal. Setting up and
-// removing need a fresh proof of the owner (public/fresh-proof.js). No QR code: the page loads no
-// library for it; the secret is typed into the app, or the link opens it on a phone.
+// first code), the recovery codes shown once (./recovery-codes.js), and removal. Setting up and
+// removing need a fresh proof of the owner (public/fresh-proof.js). The key is shown three ways: a QR
+// code a phone's app scans (public/qr-code.js), the key to type, and the link that opens the app on
+// the phone that shows the page.
 import * as api from '../api.js'
 import { errorText, fill, h, plural } from '../dom.js'
 import { field, formHelpers, formStatus } from '../forms.js'
 import { needsFactorProof, ProofCancelled, withFreshProof } from '../fresh-proof.js'
-import { secretSlot, showSecret } from '../one-time-secret.js'
+import { secretSlot } from '../one-time-secret.js'
+import { showRecoveryCodes } from './recovery-codes.js'
 
 const P = 'totp'
 
 /** the secret and the first-code form of a set-up begun */
 function confirmForm (setup, onConfirmed) {
+  // the encoder is loaded when a set-up begins, not with every page; without it the key and link remain
+  const qr = h('figure', { class: 'qr', id: `${P}-qr` })
+  import('../qr-code.js').then(({ qrCode }) => qr.append(qrCode(setup.otpauthUrl, 'QR code of the authenticator key')), () => qr.remove())
   const code = h('input', { type: 'text', autocomplete: 'one-time-code', inputMode: 'numeric', maxLength: 8, required: true })
   const el = h('form', { class: 'form', id: `${P}-confirm-form`, noValidate: true },
-    h('p', null, 'Add this account to your authenticator app: type the key below into it, or open the link on the phone that has the app.'),
+    h('p', null, 'Add this account to your authenticator app: scan the QR code with it, type the key below into it, or open the link on the phone that has the app.'),
+    qr,
     h('p', null, 'Key: ', h('code', { id: `${P}-key`, class: 'secret-value' }, setup.secret)),
     h('p', null, h('a', { href: setup.otpauthUrl, id: `${P}-link` }, 'Open in the authenticator app')),
     field(P, 'code', 'The 6-digit code the app shows now', code),
@@ -116,12 +122,7 @@ export function totpCard (ctx) {
     const start = h('button', { type: 'button', class: 'button primary', id: `${P}-start` }, 'Set up an authenticator app')
     const confirmed = async (codes) => {
       on(codes.length)
-      showSecret(secret, P, {
-        title: 'Your recovery codes',
-        label: 'Ten recovery codes, separated by spaces',
-        value: codes.join(' '),
-        more: 'Each one signs you in once in place of a code, if you lose the phone with the app.'
-      })
+      showRecoveryCodes(secret, P, codes)
       await reload()
     }
     start.addEventListener('click', () => act(start, api.beginTotp, (setup) => fill(body, confirmForm(setup, confirmed))))
@@ -132,5 +133,5 @@ export function totpCard (ctx) {
   if (user.mfa?.totp) on(user.mfa.recoveryCodesLeft)
   else off()
   return h('section', { class: 'card', id: 'account-totp' },
-    h('h2', null, 'Two-step sign-in'), body, message, proofSlot, secret)
+    h('h2', { tabIndex: -1 }, 'Two-step sign-in'), body, message, proofSlot, secret)
 }

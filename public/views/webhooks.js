@@ -10,9 +10,11 @@ import { ProofCancelled, withFreshProof } from '../fresh-proof.js'
 import { secretSlot, showSecret } from '../one-time-secret.js'
 import { deliveryLog } from './webhook-deliveries.js'
 
+// the API's event types, in its order; the dashboard test checks that this list names every one
 export const EVENTS = [
   ['report.ready', 'a report is ready'],
   ['report.failed', 'a report could not be generated'],
+  ['watch.alert', 'a watched report\'s profiles changed (an alert)'],
   ['webhook.test', 'a test event, sent with "Send test"']
 ]
 
@@ -27,15 +29,20 @@ function endpointItem (endpoint, c) {
     b.addEventListener('click', () => action(b))
     return b
   }
-  const toggle = button('Deliveries', () => {
-    const open = log.node.hidden
+  // which logs are open lives in the card, not in this item: the list is drawn again after an action
+  // (an endpoint added or deleted), and a log opened meanwhile stays open in the new drawing
+  const show = (open) => {
     log.node.hidden = !open
     toggle.setAttribute('aria-expanded', String(open))
+    if (open) c.open.add(endpoint.id)
+    else c.open.delete(endpoint.id)
     if (open) log.refresh()
-  })
+  }
+  const toggle = button('Deliveries', () => show(log.node.hidden))
   toggle.setAttribute('aria-expanded', 'false')
   toggle.setAttribute('aria-controls', log.node.id)
   toggle.classList.add('log-toggle')
+  if (c.open.has(endpoint.id)) show(true)
 
   const send = button('Send test', (b) => c.act(b, async () => {
     await api.testWebhook(endpoint.id)
@@ -129,7 +136,7 @@ export function webhooksCard (ctx) {
   const proofSlot = h('div', { class: 'proof-slot', hidden: true })
   const secret = secretSlot(P)
   const list = h('ul', { class: 'program-list', id: `${P}-list`, 'aria-busy': 'true' }, h('li', { class: 'muted loading' }, 'Loading your webhooks…'))
-  const c = { ctx, alert, status, proofSlot, secret, reload: () => load() }
+  const c = { ctx, alert, status, proofSlot, secret, reload: () => load(), open: new Set() }
   /** an endpoint's action: its button disabled meanwhile, a failure told in the card's alert */
   c.act = async (button, fn) => {
     alert.textContent = ''
@@ -147,7 +154,7 @@ export function webhooksCard (ctx) {
   load()
   return h('section', { class: 'card', id: 'account-webhooks', 'aria-labelledby': `${P}s-title` },
     h('h2', { id: `${P}s-title`, tabIndex: -1 }, 'Webhooks'),
-    h('p', { class: 'muted small' }, 'The service POSTs an event to your endpoint when a report is ready or failed, so a program need not wait on it.'),
+    h('p', { class: 'muted small' }, 'The service POSTs an event to your endpoint when a report is ready or failed, or a watch raises an alert, so a program need not wait on it.'),
     alert, status, proofSlot, secret, list,
     createForm(c))
 }

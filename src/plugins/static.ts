@@ -16,6 +16,10 @@ export const PUBLIC_DIR = fromPackageRoot('public') + sep
 // The package exports no folder, so its CommonJS entry is resolved and the build beside it served.
 export const WEBAUTHN_BROWSER_DIR = join(dirname(createRequire(import.meta.url).resolve('@simplewebauthn/browser')), '..', 'esm') + sep
 
+// The QR encoder (uqr: no dependency, an ES module build) that draws the authenticator key's QR code
+// on the account page, served the same way from /vendor/uqr/ (docs/decisions.md, Second factors).
+export const QR_BROWSER_DIR = dirname(createRequire(import.meta.url).resolve('uqr')) + sep
+
 export interface StaticOptions {
   root?: string
 }
@@ -37,6 +41,17 @@ async function staticPlugin (app: FastifyInstance, opts: StaticOptions) {
     wildcard: false,
     // its .d.ts and source maps are no use to the page
     allowedPath: (path) => path.endsWith('.js'),
+    decorateReply: false,
+    cacheControl: true,
+    maxAge: 0,
+    serveDotFiles: false
+  })
+  await app.register(fastifyStatic, {
+    root: QR_BROWSER_DIR,
+    prefix: '/vendor/uqr/',
+    wildcard: false,
+    // its CommonJS build and type declarations are no use to the page
+    allowedPath: (path) => path.endsWith('.mjs'),
     decorateReply: false,
     cacheControl: true,
     maxAge: 0,

@@ -136,6 +136,7 @@ t.test('the account page', { skip }, async (t) => {
     page.on('dialog', (dialog) => { dialog.accept().catch(() => {}) })
     await page.click('#account-link')
     await page.locator('#delete-form').waitFor(WAIT)
+    t.equal(await page.evaluate(() => [...document.querySelectorAll('main section.card')].at(-1)?.id), 'account-delete', 'the last card of the page')
     await page.fill('#delete-password', 'not my password')
     await page.click('#delete-form button[type=submit]')
     await page.locator('#delete-password-error', { hasText: 'password is wrong' }).waitFor(WAIT)

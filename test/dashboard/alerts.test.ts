@@ -110,6 +110,12 @@ t.test('watch a report, see its alerts arrive on the bell, read them on the aler
   await page.locator('#alert-month-note').waitFor(WAIT)
   t.match(await page.textContent('#alert-month-note'), /^This report covers up to .+; .+ came later\. The alert lists that month's changes, and a report generated now on these profiles shows them\.$/,
     'the report, generated before the alert\'s month, says so, and that a report generated now shows it')
+  const [top, bar, scrolled] = await page.evaluate(() => [
+    document.getElementById('section-diffs-ig')!.getBoundingClientRect().top,
+    document.querySelector('.topbar')!.getBoundingClientRect().bottom,
+    window.scrollY
+  ])
+  t.ok(scrolled > 0 && top >= bar, `the changes are scrolled to, their heading below the sticky top bar (${top} >= ${bar}, scrolled ${scrolled})`)
 
   // mark one read, then all
   await page.goBack()

@@ -1,6 +1,6 @@
 // The dashboard in a real browser (headless Chromium driven by playwright-core) against a real
 // listening server with a report worker: sign up and in, search, create and generate a report, watch
-// its progress over the event stream, read every section, sort, filter and page the friends, open
+// its progress over the event stream, read every section, sort and page the friends, open
 // the full timeline, reload (the session cookie restores the sign-in), sign out. Screenshots at
 // laptop and phone widths go to test/artifacts/ (not committed).
 // Each test starts from the seed alone: it signs up its own user, makes its own report through the
@@ -216,18 +216,12 @@ t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
     const flags = page.locator('#friends-flags-ig')
     const people = page.locator('#friends-ig .person')
     const section = page.locator('#section-friends-ig')
-    await people.first().waitFor(WAIT)
-    t.equal(await flags.getAttribute('aria-pressed'), 'true', 'red flags first: some friend has one (sortByRedFlagsDefault)')
-    t.equal(await common.getAttribute('aria-pressed'), 'false')
-    t.equal(await people.count(), 1)
-    t.match(await people.first().textContent(), /Bob/)
-    t.equal(await people.first().locator('.avatar-initials').textContent(), 'BO')
-    t.ok(await section.locator('.pager').isHidden(), 'one page: no pager')
-
-    await common.click()
-    await page.locator('#section-friends-ig[data-sort="common"]').waitFor(WAIT)
+    // the report's own first page is red flags first (sortByRedFlagsDefault: a friend has one); the
+    // card opens on common interests, the longer list, and has no network picker of its own
     await page.locator('#friends-ig .person', { hasText: 'Alice' }).waitFor(WAIT)
-    t.equal(await common.getAttribute('aria-pressed'), 'true')
+    t.equal(await section.getAttribute('data-sort'), 'common')
+    t.equal(await section.locator('select').count(), 0, 'no network picker: the page\'s tabs choose the network')
+    t.equal(await common.getAttribute('aria-pressed'), 'true', 'common interests first')
     t.equal(await flags.getAttribute('aria-pressed'), 'false')
     t.equal(await people.count(), 10, 'a page of ten')
     t.match(await people.nth(0).textContent(), /Bob/, 'bob first: as many common interests, more red flags')
@@ -248,23 +242,17 @@ t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
     await page.locator('#section-friends-ig[data-sort="red-flags"]').waitFor(WAIT)
     await page.waitForFunction(() => document.querySelectorAll('#friends-ig .person').length === 1, null, WAIT)
     t.equal(await flags.getAttribute('aria-pressed'), 'true')
-    t.match(await people.first().textContent(), /1 red flag/)
+    t.match(await people.first().textContent(), /Bob.*1 red flag/)
+    t.equal(await people.first().locator('.avatar-initials').textContent(), 'BO')
+    t.ok(await section.locator('.pager').isHidden(), 'one page: no pager')
   })
 
-  await t.test('the friends network filter, and a sort the server adjusts', async (t) => {
+  await t.test('the friends follow the tabs, and a sort the server adjusts', async (t) => {
     const { page } = await withReport(t, 'friends-filter')
     await openTheReport(page)
     await page.locator('#friends-ig .person').first().waitFor(WAIT)
-    const filter = page.locator('#friends-source-ig')
-    t.same(await filter.locator('option').evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value)), ['ig', 'fb'], 'availableSources')
-    // red flags are asked for (the default here: a friend of JDoe has one); john.doe's only friend
-    // has none: common interests served instead
-    await filter.selectOption('fb')
-    await page.locator('#friends-ig .person', { hasText: 'Meme Mate' }).waitFor(WAIT)
-    const section = page.locator('#section-friends-ig')
-    t.match(await section.textContent(), /Friends of @john\.doe on Facebook/)
-    t.equal(await page.getAttribute('#friends-common-ig', 'aria-pressed'), 'true', 'the toggle follows sortByRedFlags')
-    t.match(await section.locator('.note').textContent(), /No friend has a red-flag interest/)
+    await page.click('#friends-flags-ig')
+    await page.locator('#section-friends-ig[data-sort="red-flags"]').waitFor(WAIT)
 
     await page.click('#tab-fb')
     await page.locator('#section-categories-fb').waitFor(WAIT)
@@ -281,7 +269,7 @@ t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
     t.equal(await page.getAttribute('#friends-common-fb', 'aria-pressed'), 'true', 'aligned with the served sort, not asked again')
     t.equal(await page.locator('#friends-fb .person').count(), 1)
     await page.click('#tab-ig')
-    t.equal(await page.inputValue('#friends-source-ig'), 'fb', 'each tab keeps its state')
+    t.equal(await page.getAttribute('#friends-flags-ig', 'aria-pressed'), 'true', 'each tab keeps its state')
   })
 
   await t.test('a reload restores the session from the cookie', async (t) => {

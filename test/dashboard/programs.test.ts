@@ -1,8 +1,9 @@
 // The account page's cards for programs in headless Chromium: an API key made through the form (the
 // key shown once with Copy, then only its prefix listed; it works, then is revoked); a webhook that
 // points at a receiver the test runs (its secret shown once, a test event delivered, signed, and seen
-// in the delivery log; a failed delivery retried; "More" pages the log; the secret rotated; the
-// endpoint deleted); and the fresh-proof prompt of a session whose proof is stale (the password, or
+// in the delivery log; a failed delivery retried; "More" pages the log; the secret rotated; a log
+// opened while the list is drawn again stays open; the endpoint deleted; the forms offer every scope
+// and event the API has); and the fresh-proof prompt of a session whose proof is stale (the password, or
 // Google for an account that has only Google), after which the refused call goes through.
 import { createHmac } from 'node:crypto'
 import type { Page } from 'playwright-core'
@@ -11,6 +12,8 @@ import { GOOD_PASSWORD, signedInUser } from '../helper.ts'
 import { startGoogleCerts, TEST_CLIENT_ID } from '../peers/google-certs.ts'
 import { startReceiver, type Received } from '../webhooks/receiver.ts'
 import { inspectView, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'
+import { API_KEY_SCOPES } from '../../schemas/api-keys.ts'
+import { WEBHOOK_EVENT_TYPES } from '../../schemas/webhooks.ts'
 
 /** a Standard Webhooks signature check, as a receiver makes it (docs/integration.md) */
 function signedWith (secret: string, r: Received): boolean {
@@ -45,6 +48,8 @@ t.test('programs on the account page', { skip }, async (t) => {
     page.on('dialog', (dialog) => { dialog.accept().catch(() => {}) })
     await openAccount(page)
     t.match(await page.textContent('#api-key-list'), /No key yet/)
+    t.same(await page.locator('#api-key-form input[name=scopes]').evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value)),
+      API_KEY_SCOPES, 'the form offers every scope the API has')
 
     await page.fill('#api-key-name', 'nightly batch')
     await page.check('#api-key-scope-reports-read')
@@ -103,6 +108,8 @@ t.test('programs on the account page', { skip }, async (t) => {
     page.on('dialog', (dialog) => { dialog.accept().catch(() => {}) })
     await openAccount(page)
     t.match(await page.textContent('#webhook-list'), /No webhook yet/)
+    t.same(await page.locator('#webhook-form input[name=events]').evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value)),
+      WEBHOOK_EVENT_TYPES, 'the form offers every event the API sends')
 
     // the form says what is missing before asking the server
     await page.click('#webhook-form button[type=submit]')
@@ -173,9 +180,37 @@ t.test('programs on the account page', { skip }, async (t) => {
     await page.waitForFunction(() => document.querySelectorAll('.webhook .delivery').length === 12, null, WAIT)
     t.ok(await more.isHidden(), 'all twelve: no more')
 
-    await item.locator('.delete').click()
-    await page.locator('#webhook-list', { hasText: 'No webhook yet' }).waitFor(WAIT)
-    t.same((await d.app.inject({ url: '/api/v1/webhooks', headers: api.auth })).json(), { items: [] }, 'deleted')
+    // the list is drawn again once another endpoint is added: a log opened while that drawing is on
+    // its way is open in it (the list's answer is held until the click is made)
+    const pir = page.locator('#webhook-list .webhook', { hasText: url })
+    const toggle = pir.locator('.log-toggle')
+    await toggle.click()
+    t.equal(await toggle.getAttribute('aria-expanded'), 'false', 'closed')
+    let release = () => {}
+    const held = new Promise<void>((resolve) => { release = resolve })
+    let asked = () => {}
+    const listAsked = new Promise<void>((resolve) => { asked = resolve })
+    await page.route('**/api/v1/webhooks', async (route) => {
+      if (route.request().method() !== 'GET') return route.continue()
+      asked()
+      await held
+      await route.continue()
+    })
+    await page.fill('#webhook-url', `${receiver.url}/other`)
+    await page.check('#webhook-event-report-ready')
+    await page.click('#webhook-form button[type=submit]')
+    await listAsked
+    await toggle.click()
+    release()
+    await page.locator('#webhook-list .webhook', { hasText: '/other' }).waitFor(WAIT)
+    await page.unroute('**/api/v1/webhooks')
+    t.equal(await toggle.getAttribute('aria-expanded'), 'true', 'the first click on Deliveries opened the log, and it stays open')
+    t.ok(await pir.locator('.delivery-log').isVisible())
+    await pir.locator('.delivery').first().waitFor(WAIT)
+
+    await pir.locator('.delete').click()
+    await page.locator('#webhook-list .webhook', { hasText: url }).waitFor({ state: 'detached', ...WAIT })
+    t.same((await d.app.inject({ url: '/api/v1/webhooks', headers: api.auth })).json().items.map((e: { url: string }) => e.url), [`${receiver.url}/other`], 'deleted')
   })
 
   await t.test('a stale session: the card asks for the password, then the call goes through', async (t) => {

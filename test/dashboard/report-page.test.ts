@@ -25,37 +25,45 @@ const STAGES = ['queued', 'collecting', 'interests', 'friends', 'diffs', 'ready'
  * On top of the report seed: a TikTok profile with no friend and no change over the months
  * (@lonely), and an X profile (@busybee) with a new interest in each of the last eight months, one
  * lost, and twelve friends who share one of them (two pages of friends, more months than the
- * report's preview).
+ * report's preview); and @alex.rivera on all five networks, one page followed on each.
  */
+/** the five networks and a page followed on each */
+const FIVE = [['ig', 'a-1'], ['fb', 'a-4'], ['tt', 'a-tt'], ['tw', 'a-x1'], ['li', 'a-li']] as const
+
 async function seedMore (db: Db) {
   const eight = Array.from({ length: 8 }, (_, n) => n + 1)
   await db.insert(interests).values(eight.map((n) => ({ id: `i-x${n}`, name: `Hobby ${n}`, categoryId: n % 2 ? 'c-sport' : 'c-music', redFlagId: n === 3 ? 'rf-violence' : null })))
   await db.insert(accounts).values([
     { id: 'a-tt', source: 'tt', username: 'tennisclips', fullname: 'Tennis Clips', image: null },
+    { id: 'a-li', source: 'li', username: 'tennispros', fullname: 'Tennis Pros', image: null },
     ...eight.map((n) => ({ id: `a-x${n}`, source: 'tw' as const, username: `hobby${n}`, fullname: `Hobby ${n}`, image: null }))
   ])
   await db.insert(accountInterests).values([
     { accountId: 'a-tt', interestId: 'i-tennis' },
+    { accountId: 'a-li', interestId: 'i-tennis' },
     ...eight.map((n) => ({ accountId: `a-x${n}`, interestId: `i-x${n}` }))
   ])
   const pals = Array.from({ length: 12 }, (_, n) => String(n + 1).padStart(2, '0'))
   await db.insert(profiles).values([
     { id: 'p-lonely', source: 'tt', username: 'lonely', fullname: 'Lonely Larry', image: null, link: 'https://tt.example/lonely' },
     { id: 'p-busy', source: 'tw', username: 'busybee', fullname: 'Busy Bee', image: null, link: 'https://tw.example/busybee' },
-    ...pals.map((n) => ({ id: `p-bee${n}`, source: 'tw' as const, username: `bee${n}`, fullname: `Bee ${n}`, image: null, link: `https://tw.example/bee${n}` }))
+    ...pals.map((n) => ({ id: `p-bee${n}`, source: 'tw' as const, username: `bee${n}`, fullname: `Bee ${n}`, image: null, link: `https://tw.example/bee${n}` })),
+    ...FIVE.map(([source]) => ({ id: `p-alex-${source}`, source, username: 'alex.rivera', fullname: 'Alex Rivera', image: null, link: `https://${source}.example/alex.rivera` }))
   ])
   await db.insert(follows).values([
     { profileId: 'p-lonely', accountId: 'a-tt', since: MONTH_START(3), until: null },
     // first follow 9 months back, then one new account a month; Hobby 2 is unfollowed a month ago
     ...eight.map((n) => ({ profileId: 'p-busy', accountId: `a-x${n}`, since: MONTH_START(n === 1 ? 9 : 9 - n), until: n === 2 ? MONTH_START(1) : null })),
-    ...pals.map((n) => ({ profileId: `p-bee${n}`, accountId: 'a-x1', since: MONTH_START(2), until: null }))
+    ...pals.map((n) => ({ profileId: `p-bee${n}`, accountId: 'a-x1', since: MONTH_START(2), until: null })),
+    ...FIVE.map(([source, accountId]) => ({ profileId: `p-alex-${source}`, accountId, since: MONTH_START(3), until: null }))
   ])
   await db.insert(friendships).values(pals.map((n) => ({ a: 'p-bee' + n, b: 'p-busy' })).map(({ a, b }) => a < b ? { a, b } : { a: b, b: a }))
 }
 
 t.test('the report page in headless Chromium', { skip }, async (t) => {
   mkdirSync(ARTIFACTS, { recursive: true })
-  const app = await build(t, { WORKERS: '1', PUBLIC_URL: PUBLIC_ORIGIN })
+  // more sign-ups than one address may make in the limit's window (RATE_LIMIT_SIGNUP_IP, 10)
+  const app = await build(t, { WORKERS: '1', PUBLIC_URL: PUBLIC_ORIGIN, RATE_LIMIT_SIGNUP_IP: '100' })
   await seedReportData(app.db)
   await seedMore(app.db)
   await app.listen({ port: 0, host: '127.0.0.1' })
@@ -293,6 +301,40 @@ t.test('the report page in headless Chromium', { skip }, async (t) => {
     await more.click()
     await more.waitFor({ state: 'hidden', ...WAIT })
     t.equal(await p2.locator('#diffs-tw .month').count(), busyDiffs.total, 'the full timeline: every month')
+
+    // on a phone the chart's month labels do not run into each other, the newest one among them: the
+    // page's own chart module drawn for runs of 8 to 23 months (a seed of each would be slow)
+    await p2.setViewportSize(PHONE)
+    for (const n of [8, 10, 14, 23]) {
+      const labels = await p2.evaluate(async (n) => {
+        const { diffBars } = await import('/charts/diff-bars.js' as string) as { diffBars: (months: object[], opts: object) => HTMLElement }
+        const months = Array.from({ length: n }, (_, i) => {
+          const m = 2024 * 12 + n - 1 - i
+          return { date: `${Math.floor(m / 12)}-${String(m % 12 + 1).padStart(2, '0')}`, new: [], lost: [], totalNew: 1 + i % 3, totalLost: i % 2 }
+        })
+        const figure = diffBars(months, { source: 'zz', onSelect: () => {} })
+        document.querySelector('#section-diffs-tw')!.append(figure)
+        const ticks = [...figure.querySelectorAll('.chart-tick')]
+        const shown = ticks.filter((el) => getComputedStyle(el).display !== 'none')
+        const boxes = shown.map((el) => { const r = el.getBoundingClientRect(); return { text: el.textContent, left: r.left, right: r.right } })
+        const newest = shown.at(-1) === ticks.at(-1) && Number(ticks.at(-1)!.getAttribute('x')!.replace('%', '')) > 100 * (1 - 1 / n)
+        figure.remove()
+        return { boxes, newest }
+      }, n)
+      t.ok(labels.boxes.length >= 3, `${n} months: ${labels.boxes.length} labels`)
+      t.ok(labels.newest, `${n} months: the newest month is labelled`)
+      t.same(labels.boxes.slice(1).filter((l, i) => l.left < labels.boxes[i].right + 4), [], `${n} months: at least 4 px between neighbouring labels`)
+    }
+  })
+
+  await t.test('five networks: the profile tabs fit a laptop\'s width', async (t) => {
+    const { user, id } = await userWithReport(FIVE.map(([source]) => ({ source, username: 'alex.rivera' })))
+    const page = await signedInPage(t, user)
+    await openReport(page, id)
+    const tabs = page.locator('.source-tabs')
+    await tabs.locator('[role=tab]').nth(4).waitFor(WAIT)
+    t.equal(await tabs.evaluate((el) => el.scrollWidth - el.clientWidth), 0, 'no tab scrolled out of sight')
+    t.equal(await page.getAttribute('#tab-li', 'title'), 'LinkedIn: @alex.rivera', 'the whole username in each tab\'s title')
   })
 
   await t.test('a failed report offers to generate it again', async (t) => {

@@ -11,7 +11,8 @@ import { freshDatabase } from '../helper.ts'
 // every field of every record type, for reading the lines back
 interface Rec {
   type: string, id: string, synthetic?: boolean, categoryId: string, redFlagId?: string | null, interests: string[],
-  source: string, username: string, profileId: string, since: string, until: string | null, a: string, b: string
+  source: string, username: string, profileId: string, since: string, until: string | null, a: string, b: string,
+  image?: string | null
 }
 
 t.test('mulberry32 is a plain function of its seed', async (t) => {
@@ -59,6 +60,8 @@ t.test('the shape of the dataset', async (t) => {
   t.same([...perSource.keys()].sort(), ['fb', 'ig', 'li', 'tt', 'tw'])
   const names = new Set(profiles.map((p) => `${p.source}/${p.username.toLowerCase()}`))
   t.equal(names.size, 2000, 'usernames unique per source, case-insensitively')
+  // no picture: an address on a host that does not exist fails in every browser that shows the demo
+  t.same([...profiles, ...accounts].filter((r) => r.image !== null).map((r) => r.id), [], 'no profile or account has an image address')
 
   const follows = of('follow')
   const perProfile = new Map<string, number>()

@@ -41,6 +41,12 @@ export function * demoDataLines (seed: number, month: string): Generator<string>
 
 
 
+// The demo has no pictures: an address on a host that does not exist would cost every avatar a
+// failed fetch through the image proxy, and the dashboard draws initials anyway. Each record still
+// makes the draw that says whether it has a picture, so every later draw of its stream, and the
+// dataset's other values, stay as the seed gives them.
+const noImage = (rng: () => number): null => { rng(); return null }
+
 // Accounts: pages about one category, with 1 to 3 interests (a few have none). The first few of
 // each source are the red-flag pages the showcase follows.
 function * accountLines (w: World): Generator<string> {
@@ -71,7 +77,7 @@ function * accountLines (w: World): Generator<string> {
       }
       yield JSON.stringify({
         type: 'account', id, source, username, fullname: nStyle.replace('{}', list[0].name),
-        image: arng() < 0.85 ? `https://img.example.com/a/${id}.jpg` : null,
+        image: noImage(arng),
         interests: none ? [] : list.map((i) => i.id)
       })
     }
@@ -93,7 +99,7 @@ function * profileLines (w: World): Generator<string> {
     left[source]--
     yield JSON.stringify({
       type: 'profile', id, source, username: SHOWCASE.username, fullname: SHOWCASE.fullname,
-      image: `https://img.example.com/p/${id}.jpg`, link: LINKS[source](SHOWCASE.username)
+      image: null, link: LINKS[source](SHOWCASE.username)
     })
   }
   while (profiles.length < DEMO_SIZES.profiles) {
@@ -132,7 +138,7 @@ function * profileLines (w: World): Generator<string> {
       profiles.push({ id, source, username, person: people.length - 1 })
       yield JSON.stringify({
         type: 'profile', id, source, username, fullname: `${person.first} ${person.last}`,
-        image: prng() < 0.8 ? `https://img.example.com/p/${id}.jpg` : null, link: LINKS[source](username)
+        image: noImage(prng), link: LINKS[source](username)
       })
       if (profiles.length === DEMO_SIZES.profiles) break
     }
