@@ -182,7 +182,7 @@ t.test('a Google-only account cannot unlink until it has a password (set through
   const mail = await smtp.waitFor((m) => smtp.mails.indexOf(m) >= before && m.to.includes(email))
   const secret = /\/recovery\/([A-Za-z0-9_-]{43})/.exec(mail.text)![1]
   const set = await app.inject({ method: 'POST', url: `/api/v1/auth/recovery/${secret}`, payload: { password: NEW_PASSWORD } })
-  t.same(set.json(), { status: 'success' })
+  t.same(set.json(), { status: 'success', revoked: { apiKeys: 0, webhooks: [] } })
   t.equal((await info(token)).statusCode, 401, 'the Google session ended with the password change')
 
   const signin = await app.inject({ method: 'POST', url: '/api/v1/auth/signin', payload: { email, password: NEW_PASSWORD, token: true } })

@@ -100,7 +100,7 @@ t.test('a recovery link proves the password it sets', async (t) => {
   t.same((await post('/auth/recovery', { email })).json(), { status: 'success' })
   const mail = await smtp.waitFor((m) => smtp.mails.indexOf(m) >= before && m.to.includes(email) && /\/recovery\//.test(m.text))
   const secret = /\/recovery\/([A-Za-z0-9_-]{43})/.exec(mail.text)![1]
-  t.same((await post(`/auth/recovery/${secret}`, { password: NEW_PASSWORD })).json(), { status: 'success' })
+  t.same((await post(`/auth/recovery/${secret}`, { password: NEW_PASSWORD })).json(), { status: 'success', revoked: { apiKeys: 0, webhooks: [] } })
   t.equal(await proven(email), true)
   const linked = await linkGoogle(email)
   t.match((await info(app, linked.json().token)).json(), { hasPassword: true })

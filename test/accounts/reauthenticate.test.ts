@@ -10,7 +10,7 @@ import { startGoogleCerts, TEST_CLIENT_ID, type GoogleCertsPeer } from '../peers
 import { claims, FAST_ARGON2, info, refresh } from './support.ts'
 import { freshProofCheck } from '../../src/plugins/fresh-proof.ts'
 
-const STALE = { code: 403, message: 're-authentication required' }
+const STALE = { code: 403, message: 're-authentication required', reason: 'reauthentication_required' }
 const PUBLIC_URL = 'https://pir.example.test'
 
 let app: Awaited<ReturnType<typeof build>>

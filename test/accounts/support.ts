@@ -7,7 +7,7 @@ import { CHEAP_ARGON2, GOOD_PASSWORD } from '../helper.ts'
 export const FAST_ARGON2 = CHEAP_ARGON2
 
 export const WRONG_CREDENTIALS = { status: 'error', fieldError: { field: 'password', message: 'Wrong e-mail or password' } }
-export const ACCESS_DENIED = { code: 401, message: 'access denied' }
+export const ACCESS_DENIED = { code: 401, message: 'access denied', reason: 'unauthenticated' }
 export const PROMO_REFUSED = { status: 'error', fieldError: { field: 'promocode', message: 'Promo code is invalid, expired or used up to the limit' } }
 
 export const post = (app: FastifyInstance, url: string, payload?: unknown, headers: Record<string, string> = {}) =>

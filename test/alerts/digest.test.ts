@@ -170,7 +170,7 @@ t.test('an unsubscribe link works for 90 days from its mail, then answers 404 an
   clock += 89 * DAY
   t.same((await unsubscribe(earlyToken)).json(), { digest: false }, 'on day 89 the link works')
   clock += DAY + 1000
-  const expired = { status: 404, body: { code: 404, message: 'unsubscribe link expired' } }
+  const expired = { status: 404, body: { code: 404, message: 'unsubscribe link expired', reason: 'not_found' } }
   for (const [what, res] of [['the page\'s POST', await unsubscribe(lateToken)], ['the one-click POST', await oneClick(lateToken)]] as const) {
     t.same({ status: res.statusCode, body: res.json() }, expired, `90 days and a second after: ${what} is 404`)
   }
@@ -195,7 +195,7 @@ t.test('the unsubscribe link of a deleted account: 404, never a 5xx, and no row 
   logCapture(app)!.secret(token)
   const removed = await app.inject({ method: 'DELETE', url: '/api/v1/auth/account', headers: user.auth, payload: { password: user.password } })
   t.equal(removed.statusCode, 204, 'the account is deleted')
-  const gone = { status: 404, body: { code: 404, message: 'unsubscribe link of an account that no longer exists' } }
+  const gone = { status: 404, body: { code: 404, message: 'unsubscribe link of an account that no longer exists', reason: 'not_found' } }
   for (const [what, res] of [['the page\'s POST', await unsubscribe(token)], ['the one-click POST', await oneClick(token)]] as const) {
     t.same({ status: res.statusCode, body: res.json() }, gone, what)
   }

@@ -14,4 +14,4 @@ export async function issueKey (app: FastifyInstance, auth: Record<string, strin
 }
 
 export const FORBIDDEN = { code: 403, message: 'access denied' }
-export const UNAUTHORIZED = { code: 401, message: 'access denied' }
+export const UNAUTHORIZED = { code: 401, message: 'access denied', reason: 'unauthenticated' }

@@ -15,7 +15,7 @@ import { claims, FAST_ARGON2 } from '../accounts/support.ts'
 
 const PUBLIC_URL = 'https://pir.example.test'
 const RECOVERY_INVALID = { status: 'error', fieldError: { field: 'password', message: 'This link is invalid or has expired' } }
-const UNSUBSCRIBE_GONE = { code: 404, message: 'unsubscribe link of an account that no longer exists' }
+const UNSUBSCRIBE_GONE = { code: 404, message: 'unsubscribe link of an account that no longer exists', reason: 'not_found' }
 const INDEX = readFileSync(`${PUBLIC_DIR}index.html`, 'utf8')
 // headers that describe this answer rather than the document's policy
 const PER_ANSWER = new Set(['date', 'content-length', 'etag', 'last-modified', 'cache-control', 'x-request-id', 'accept-ranges', 'connection', 'keep-alive', 'referrer-policy'])
@@ -134,7 +134,7 @@ t.test('every mailed link of a deleted account opens the page, and the API answe
   for (const url of [`/confirm/${confirm}`, `/recovery/${recovery}`, `/unsubscribe/${unsubscribe}`]) await page(t, app, url)
   const form = { 'content-type': 'application/x-www-form-urlencoded' }
   const calls: Array<[string, { method?: 'GET' | 'POST', url: string, payload?: object | string, headers?: Record<string, string> }, number, unknown]> = [
-    ['confirm', { method: 'POST', url: `/api/v1/auth/confirm/${confirm}` }, 404, { code: 404, message: 'this link is invalid or has expired' }],
+    ['confirm', { method: 'POST', url: `/api/v1/auth/confirm/${confirm}` }, 404, { code: 404, message: 'this link is invalid or has expired', reason: 'not_found' }],
     ['recovery check', { url: `/api/v1/auth/recovery/${recovery}` }, 200, RECOVERY_INVALID],
     ['recovery reset', { method: 'POST', url: `/api/v1/auth/recovery/${recovery}`, payload: { password: `${GOOD_PASSWORD} renewed` } }, 200, RECOVERY_INVALID],
     ['unsubscribe', { method: 'POST', url: '/api/v1/alerts/unsubscribe', payload: { token: unsubscribe } }, 404, UNSUBSCRIBE_GONE],

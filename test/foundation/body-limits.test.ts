@@ -47,7 +47,7 @@ const head = (path: string, extra: string, type = 'application/json') =>
   `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: ${type}\r\n${extra}\r\n`
 
 async function bodyLimits (t: Test, app: FastifyInstance, open: Open) {
-  const tooLarge = { code: 413, message: 'body too large' }
+  const tooLarge = { code: 413, message: 'body too large', reason: 'body_too_large' }
 
   await t.test('Expect: 100-continue with a Content-Length over the limit: 413, no 100', async (t) => {
     for (const [path, length] of [['/api/v1/auth/signin', 2 * MiB], ['/api/v1/ingest', 5 * MiB]] as const) {

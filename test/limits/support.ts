@@ -4,7 +4,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { logCapture } from '../helper.ts'
 
 export const TOO_MANY = { code: 429, message: 'too many requests' }
-export const DENIED = { code: 401, message: 'access denied' }
+export const DENIED = { code: 401, message: 'access denied', reason: 'unauthenticated' }
 /** high enough that only the limit under test answers 429 */
 export const ROOMY = { RATE_LIMIT_SIGNIN_IP: '100000', RATE_LIMIT_SIGNIN_EMAIL: '100000', RATE_LIMIT_GLOBAL: '100000' }
 

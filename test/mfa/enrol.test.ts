@@ -8,10 +8,11 @@ import { freshDatabase, signedInUser } from '../helper.ts'
 import { codeAt } from '../../src/services/mfa/totp.ts'
 import { bearer, buildMfaApp, claimsOf, enrolTotp, inject, passwordSignin, type MfaApp } from './support.ts'
 
-const STALE = { code: 403, message: 're-authentication required' }
+const STALE = { code: 403, message: 're-authentication required', reason: 'reauthentication_required' }
 const LAST_FACTOR = {
   code: 403,
-  message: 'removing the last second factor needs a proof by it: a code of the authenticator app or a recovery code, or an assertion of the passkey'
+  message: 'removing the last second factor needs a proof by it: a code of the authenticator app or a recovery code, or an assertion of the passkey',
+  reason: 'factor_proof_required'
 }
 const KEY_1 = 'first-mfa-encryption-key-0123456789abcdef'
 const KEY_2 = 'second-mfa-encryption-key-0123456789abcdef'

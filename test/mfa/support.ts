@@ -6,7 +6,7 @@ import { build, type SignedInUser, type Tap } from '../helper.ts'
 import { codeAt } from '../../src/services/mfa/totp.ts'
 import { CHEAP_ARGON2 } from '../helper.ts'
 
-export const SECOND_FACTOR_REQUIRED = { code: 403, message: 'second factor required' }
+export const SECOND_FACTOR_REQUIRED = { code: 403, message: 'second factor required', reason: 'second_factor_required' }
 
 export interface MfaApp {
   app: Awaited<ReturnType<typeof build>>

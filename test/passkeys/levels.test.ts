@@ -68,7 +68,7 @@ t.test('a password sign-in of an account with a passkey is at level 1; the passk
   const signin = await passwordSignin(user)
   t.same(signin, { status: 'success', mfaRequired: true, token: signin.token })
   t.equal(claims(signin.token).aal, 1)
-  const gate = { code: 403, message: 'second factor required' }
+  const gate = { code: 403, message: 'second factor required', reason: 'second_factor_required' }
   t.has((await app.inject({ url: '/api/v1/auth/passkeys', headers: bearer(signin.token) })).json(), gate, 'the passkey list waits for the second factor')
   t.has((await post('/auth/passkeys/register/options', undefined, bearer(signin.token))).json(), gate, 'so does registering one')
 
@@ -101,7 +101,7 @@ t.test('POST /auth/reauthenticate takes a passkey of the account as a fresh proo
   const strangerKey = await withPasskey(stranger)
   const sid = claims(user.token).sid as string
   await app.database.query("update sessions set proved_at = now() - interval '1 hour' where public_id = $1", [sid])
-  const stale = { code: 403, message: 're-authentication required' }
+  const stale = { code: 403, message: 're-authentication required', reason: 'reauthentication_required' }
   t.has((await post('/auth/passkeys/register/options', undefined, user.auth)).json(), stale)
 
   const foreign = await post('/auth/reauthenticate', { passkey: strangerKey.assert(await assertionOptions()) }, user.auth)
@@ -130,7 +130,8 @@ t.test('removing the last passkey: the session has no level any more; a passkey 
   t.equal(bare.statusCode, 403, 'the only factor is not removed with the (fresh) password sign-in alone')
   t.same(bare.json(), {
     code: 403,
-    message: 'removing the last second factor needs a proof by it: a code of the authenticator app or a recovery code, or an assertion of the passkey'
+    message: 'removing the last second factor needs a proof by it: a code of the authenticator app or a recovery code, or an assertion of the passkey',
+    reason: 'factor_proof_required'
   })
   t.equal(await levelOf(sid), 2, 'nothing changed')
   const stranger = await signedInUser(app)

@@ -89,7 +89,7 @@ t.test('registering and removing need a fresh proof; listing does not; an API ke
   const key = await withPasskey(user)
   const [item] = (await app.inject({ url: '/api/v1/auth/passkeys', headers: user.auth })).json().items
   await backDate(claims(user.token).sid as string, 3600)
-  const stale = { code: 403, message: 're-authentication required' }
+  const stale = { code: 403, message: 're-authentication required', reason: 'reauthentication_required' }
   t.has((await post('/register/options', undefined, user.auth)).json(), stale)
   t.has((await post('/register/verify', { response: key.register({ challenge: 'AAAA', user: { id: 'AAAA' } }) }, user.auth)).json(), stale)
   t.has((await app.inject({ method: 'DELETE', url: `/api/v1/auth/passkeys/${item.id}`, headers: user.auth })).json(), stale)

@@ -16,7 +16,8 @@ const base = await listen(app)
 t.teardown(() => closeApp(app))
 
 type Item = { properties: { event?: { enum: string[] }, data?: { contentSchema: { $ref: string } } } }
-const doc = (await app.inject({ url: '/api/v1/openapi.json' })).json()
+// the stream's items are an OpenAPI 3.2 itemSchema, in the 3.2 document (the 3.1 one carries them as x-itemSchema)
+const doc = (await app.inject({ url: '/api/v1/openapi-3.2.json' })).json()
 /** event name -> the $ref of its payload's schema, from the stream's itemSchema */
 const payloads = Object.fromEntries((doc.paths['/api/v1/sse/{reportId}'].get.responses['200'].content['text/event-stream'].itemSchema.oneOf as Item[])
   .filter((i) => i.properties.event).map((i) => [i.properties.event!.enum[0], i.properties.data!.contentSchema.$ref]))

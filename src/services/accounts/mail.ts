@@ -1,5 +1,5 @@
 // Outgoing mail: SMTP through nodemailer, or in development RFC 822 files in DATA_DIR/outbox.
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
 
@@ -36,7 +36,9 @@ export function createMailService (opts: MailOptions) {
       // a mail carries a confirmation or recovery secret: owner-only, as everything under DATA_DIR
       await mkdir(opts.outboxDir, { recursive: true, mode: 0o700 })
       const file = join(opts.outboxDir, `${Date.now()}-${process.pid}-${++seq}.eml`)
-      await writeFile(file, (info as unknown as { message: Buffer }).message, { mode: 0o600 })
+      // written whole under another name, then renamed: whoever watches the folder never reads half a mail
+      await writeFile(`${file}.part`, (info as unknown as { message: Buffer }).message, { mode: 0o600 })
+      await rename(`${file}.part`, file)
       // The link in the log saves opening the file, but it carries a recovery or confirmation secret:
       // development only (production refuses the outbox; tests assert that no log line holds a secret).
       opts.log.info({ file, subject: mail.subject, ...(opts.logLinks ? { link } : {}) }, 'mail written to outbox')
