@@ -58,6 +58,11 @@ export async function freshDatabase (t: Tap): Promise<Database> {
 // given to the next test of the process, unless the test closed it or changed its schema.
 interface Embedded { pg: PGlite, dir: string }
 const idleEmbedded: Embedded[] = []
+// Their folders live in memory (/dev/shm): they go with the process, or every test process would
+// leave its idle databases behind
+process.once('exit', () => {
+  for (const { dir } of idleEmbedded) rmSync(dir, { recursive: true, force: true })
+})
 
 async function newEmbedded (): Promise<Embedded> {
   const dir = mkdtempSync(join(scratch, 'pir-test-db-'))
