@@ -1,11 +1,12 @@
 // POST /api/v1/ingest: a collector pushes NDJSON with the ingest token.
 import t from '../tap.ts'
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import { gzipSync } from 'node:zlib'
-import { build, signedInUser } from '../helper.ts'
+import { build, signedInUser, type Tap } from '../helper.ts'
 
 const fixture = (name: string) => readFileSync(fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url)), 'utf8')
 const VALID = fixture('ingest-valid.ndjson')
@@ -19,7 +20,19 @@ async function count (app: FastifyInstance, table: string): Promise<number> {
   return row.n
 }
 
-const spools = () => readdirSync(tmpdir()).filter((f) => f.startsWith('pir-ingest-') && !f.startsWith('pir-ingest-test-'))
+// The route spools under os.tmpdir(), which follows TMPDIR on every call. Other test processes
+// spool into the machine's /tmp at the same time, so this test gives its own requests a private one.
+function privateTmpdir (t: Tap): () => string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'pir-ingest-test-spool-'))
+  const saved = process.env.TMPDIR
+  process.env.TMPDIR = dir
+  t.teardown(() => {
+    if (saved === undefined) delete process.env.TMPDIR
+    else process.env.TMPDIR = saved
+    rmSync(dir, { recursive: true, force: true })
+  })
+  return () => readdirSync(dir)
+}
 
 t.test('without INGEST_TOKEN the endpoint does not exist', async (t) => {
   const app = await build(t)
@@ -46,7 +59,7 @@ t.test('the token is checked before anything else', async (t) => {
 
 t.test('the right token imports and answers counts per record type', async (t) => {
   const app = await build(t, { INGEST_TOKEN: TOKEN })
-  const before = spools().length
+  const spools = privateTmpdir(t)
   const res = await app.inject({ method: 'POST', url: URL_, headers: { ...ndjson(), 'content-type': 'application/x-ndjson; charset=utf-8' }, payload: VALID })
   t.equal(res.statusCode, 200, res.body)
   t.match(res.json(), {
@@ -59,7 +72,7 @@ t.test('the right token imports and answers counts per record type', async (t) =
   t.equal(again.statusCode, 200)
   t.same(again.json().summary.follow, { inserted: 0, updated: 0, unchanged: 6 })
   t.equal(await count(app, 'follows'), 6, 'idempotent')
-  t.ok(spools().length <= before, 'the spooled body is deleted')
+  t.same(spools(), [], 'the spooled body is deleted')
 
   // the rest of the API still reads JSON: the NDJSON parser lives in the ingest scope only
   const u = await signedInUser(app)
