@@ -4,12 +4,13 @@ import { Type, type Static } from '@sinclair/typebox'
 import { UuidSchema } from './common.ts'
 
 /** what an API key may be allowed to do */
-export const API_KEY_SCOPES = ['reports:read', 'reports:write', 'profiles:read', 'webhooks', 'alerts'] as const
+export const API_KEY_SCOPES = ['reports:read', 'reports:write', 'profiles:read', 'webhooks', 'alerts', 'admin:read'] as const
 
 export const ApiKeyScopeSchema = Type.Union(API_KEY_SCOPES.map((s) => Type.Literal(s)), {
   title: 'ApiKeyScope',
   description: 'what the key may call: reports:read (GET /report..., export, GET /sse/{id}), reports:write ' +
-    '(POST /report, generate, DELETE /report/{id}), profiles:read (GET /profiles), webhooks, alerts'
+    '(POST /report, generate, DELETE /report/{id}), profiles:read (GET /profiles), webhooks, alerts, ' +
+    'admin:read (the GET routes of /admin; only a staff member may issue it, and a key never writes there)'
 })
 
 export type ApiKeyScope = Static<typeof ApiKeyScopeSchema>

@@ -32,6 +32,7 @@ import metricsPlugin from './plugins/metrics.ts'
 import openApiPlugin from './plugins/openapi.ts'
 import freshProofPlugin from './plugins/fresh-proof.ts'
 import idempotencyPlugin from './plugins/idempotency.ts'
+import staffPlugin from './plugins/staff.ts'
 
 import healthRoutes from './routes/operability/health.ts'
 import publicAuthRoutes from './routes/accounts/public.ts'
@@ -151,6 +152,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   // the route flags (src/plugins/route-config.ts): each adds its hooks to the routes that ask, as they are registered
   await app.register(freshProofPlugin, { maxAgeS: config.stepUpMaxAgeS, now: deps.now })
   await app.register(idempotencyPlugin, { now: deps.now })
+  // the /admin routes: a staff role, a second factor, and a key only for reads (after fresh-proof: its check runs first)
+  await app.register(staffPlugin)
   // API keys on Bearer requests: their view, their own budget and the scope each route allows
   await app.register(apiKeysPlugin)
   // before the routes: its onRoute hook collects every route's schema

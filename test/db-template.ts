@@ -5,10 +5,10 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { PGlite } from '@electric-sql/pglite'
 import type postgres from 'postgres'
 import { testDatabaseUrl } from '../src/config.ts'
 import { migrateDatabase, migrationsFolder } from '../src/db/migrate.ts'
+import { openPglite } from '../src/db/pglite.ts'
 
 // Every test database starts as a copy of one migrated template, made once per machine and set of
 // migrations (the name carries a hash of drizzle/ and of the PGlite build), not migrated per test:
@@ -48,7 +48,7 @@ export function pgliteTemplateDir (): Promise<string> {
     if (existsSync(dir)) return dir
     const building = `${dir}.${process.pid}`
     rmSync(building, { recursive: true, force: true })
-    const pg = new PGlite(building)
+    const pg = await openPglite(building)
     await migrateDatabase({ pglite: pg })
     await pg.close()
     try {

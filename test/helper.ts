@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
+import { type PGlite } from '@electric-sql/pglite'
 import postgres from 'postgres'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { buildApp, type AppDeps } from '../src/app.ts'
@@ -14,6 +14,7 @@ import { loggerOptions } from '../src/logger.ts'
 import { createFromTemplate, databaseUrl, pgliteTemplateDir, scratch } from './db-template.ts'
 import { createLogCapture, type LogCapture } from './log-capture.ts'
 import { checkResponsesIn } from './response-check.ts'
+import { openPglite } from '../src/db/pglite.ts'
 
 type Tap = { teardown: (fn: () => unknown) => void, fail?: (message: string, extra: Record<string, unknown>) => unknown }
 
@@ -68,7 +69,7 @@ async function newEmbedded (): Promise<Embedded> {
   const dir = mkdtempSync(join(scratch, 'pir-test-db-'))
   cpSync(await pgliteTemplateDir(), dir, { recursive: true })
   // the data only has to last the test: no fsync
-  const pg = await PGlite.create(dir, { relaxedDurability: true })
+  const pg = await openPglite(dir, { relaxedDurability: true })
   shapeOfTemplate ??= await shapeOf(pg)
   return { pg, dir }
 }

@@ -8,11 +8,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
 import { buildApp } from '../app.ts'
 import { loadConfig } from '../config.ts'
 import { createDatabase } from '../db/client.ts'
 import { migrateDatabase } from '../db/migrate.ts'
+import { openPglite } from '../db/pglite.ts'
 
 type Json = Record<string, unknown>
 
@@ -30,7 +30,7 @@ export async function openApiDocuments (env: Record<string, string> = {}): Promi
       JWT_SECRET: 'client-types-jwt-secret-0123456789abcdef', SESSION_SECRET: 'client-types-session-secret-0123456789ab', WORKERS: '0',
       ...env
     })
-    const pglite = new PGlite()
+    const pglite = await openPglite()
     await migrateDatabase({ pglite })
     const database = await createDatabase({ pglite })
     const app = await buildApp(config, { database })

@@ -2,13 +2,14 @@
 // Both run the same migrations and the same Drizzle queries.
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
+import { type PGlite } from '@electric-sql/pglite'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
 import * as schema from './schema.ts'
 import { preparingClient } from './prepared-statements.ts'
+import { openPglite } from './pglite.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>
 
@@ -134,7 +135,6 @@ export async function createDatabase (opts: DatabaseOptions): Promise<Database> 
     dir = join(opts.dataDir, 'pglite')
     mkdirSync(dir, { recursive: true, mode: 0o700 })
   }
-  const pg = new PGlite(dir)
-  await pg.waitReady
+  const pg = await openPglite(dir)
   return fromPglite(pg)
 }

@@ -8,6 +8,8 @@
 // - beforeSecondFactor: a session at level 1 (its account has a second factor it has not proved yet)
 //   may call the route: POST /auth/mfa/verify, POST /auth/signout and GET /auth/info. Every other route
 //   answers such a session 403 second factor required (src/plugins/jwt.ts; docs/decisions.md, Second factors).
+// - staff: 'support' or 'admin', the least staff role that may call the route; a staff session must be
+//   at level 2, and an API key passes only on a GET naming apiKeyScope 'admin:read' (src/plugins/staff.ts).
 // - idempotent: an `Idempotency-Key` header makes a retry replay the first answer.
 // - sessionCookie: the answer may set or clear the session cookie; no plugin acts on it, the OpenAPI
 //   document lists Set-Cookie on the route's answers (docs/decisions.md, OpenAPI document for generators).
@@ -21,5 +23,6 @@ declare module 'fastify' {
     freshProof?: boolean
     idempotent?: boolean
     sessionCookie?: boolean
+    staff?: 'support' | 'admin'
   }
 }

@@ -35,6 +35,7 @@ import { createWatchService } from '../services/watches/index.ts'
 import { createAlertReading } from '../services/alerts/reading.ts'
 import { createAlertDigest } from '../services/alerts/digest.ts'
 import { createUnsubscribeTokens } from '../services/alerts/unsubscribe-tokens.ts'
+import { createRoleReader } from '../services/staff/roles.ts'
 
 const AUDIT_PRUNE_MS = 3600_000
 
@@ -124,8 +125,9 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
     database, send: mail.send, tokens: unsubscribeTokens, publicUrl: config.publicUrl, apiPrefix: opts.apiPrefix,
     intervalH: config.alerts.digestIntervalH, now, log: app.log
   })
+  const roles = createRoleReader({ database })
   return {
-    alertDigest, unsubscribeTokens,
+    alertDigest, unsubscribeTokens, roles,
     passwords, mail, audit, emailHasher, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
     sessionControl, credentials, accessCutOff, passwordChange, passwordProof, googleNonces, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor,
     passkeys, watches, alerts

@@ -1,4 +1,5 @@
 // The tables of accounts and auth. Change a table here, then `npm run db:generate`.
+import { sql } from 'drizzle-orm'
 import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { createdAt, writtenBy } from './columns.ts'
 
@@ -19,8 +20,18 @@ export const users = pgTable('users', {
   // unlinked): a session records the version it proved, and one proved against an older version is
   // refused (docs/decisions.md, Credential versions)
   credentialVersion: integer('credential_version').notNull().default(1),
-  createdAt: createdAt()
-})
+  createdAt: createdAt(),
+  // 'user' | 'support' | 'admin': what the person may do at /admin (docs/operations.md, Support)
+  role: text('role', { enum: ['user', 'support', 'admin'] }).notNull().default('user'),
+  // set by staff: the account signs in to nothing, its programs and mails are held, nothing of it is lost
+  disabledAt: timestamp('disabled_at', { withTimezone: true }),
+  // whether a sign-in from a device new to the account mails a notice (the only notice that may be turned off)
+  newDeviceNotices: boolean('new_device_notices').notNull().default(true)
+}, (t) => [
+  // staff search addresses by any part of them (ILIKE '%q%'): a trigram index keeps it fast at a million accounts
+  index('users_email_trgm_idx').using('gin', t.email.op('gin_trgm_ops')),
+  index('users_role_idx').on(t.role).where(sql`${t.role} <> 'user'`)
+])
 
 // Session rows back @fastify/session (id = the cookie's session id, a secret) and JWTs (`sid` claim =
 // public_id, so a token never carries the cookie secret).
@@ -97,9 +108,14 @@ export const auditEvents = pgTable('audit_events', {
   // a keyed hash (HMAC-SHA-256) of the e-mail address, on rows that outlive their account (account
   // deletion; docs/decisions.md, Audit trail)
   emailHash: text('email_hash'),
-  createdAt: createdAt()
-  // written only through drizzle/0013's functions; created_at indexed for the retention's delete
-}, (t) => [index('audit_events_user_idx').on(t.userId), index('audit_events_created_idx').on(t.createdAt)])
+  createdAt: createdAt(),
+  // the staff member who acted on userId's account (admin.* rows), null when the holder acted
+  actorId: uuid('actor_id'),
+  // what staff gave for the action: the reason, the proof of identity, the delta
+  details: jsonb('details')
+  // written only through drizzle/0013's and 0020's functions; created_at indexed for the retention's delete
+}, (t) => [index('audit_events_user_idx').on(t.userId), index('audit_events_created_idx').on(t.createdAt),
+  index('audit_events_actor_idx').on(t.actorId).where(sql`${t.actorId} is not null`)])
 
 // Promo codes redeemed by an existing account: each code adds its credits once per account.
 export const userPromocodes = pgTable('user_promocodes', {

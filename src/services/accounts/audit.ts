@@ -34,8 +34,22 @@ export const AUDIT = {
   // an account's programs cut off (./cut-off.ts): one row per API key revoked, one per webhook
   // endpoint disabled, beside the row of what called for it
   apiKeyRevoke: 'apikey.revoke',
-  webhookDisable: 'webhook.disable'
+  webhookDisable: 'webhook.disable',
+  // staff actions (docs/operations.md, Support): userId is the account acted on, actor_id the staff
+  // member, details what they gave (reason, proof, delta, role)
+  adminDisable: 'admin.disable',
+  adminEnable: 'admin.enable',
+  adminCredits: 'admin.credits',
+  adminSessionsEnd: 'admin.sessions.end',
+  adminFactorsRemove: 'admin.factors.remove',
+  adminMail: 'admin.mail',
+  adminRole: 'admin.role',
+  adminPromocodeCreate: 'admin.promocode.create',
+  adminPromocodeDelete: 'admin.promocode.delete'
 } as const
+
+/** a staff action as its audit row records it */
+export interface StaffAction { userId: string | null, actorId: string, meta: RequestMeta, details: Record<string, unknown> }
 
 export interface RequestMeta { ip: string, userAgent?: string }
 
@@ -80,6 +94,12 @@ export function createAuditService (deps: { database: Database, retentionDays: n
     /** a row of an operator's command (no request: no IP address or User-Agent), in the transaction `tx` of what it records */
     async recordIn (tx: Db, kind: string, userId: string): Promise<void> {
       await tx.execute(sql`select audit_record(${kind}, ${userId}::uuid, null, null, null)`)
+    },
+
+    /** a staff action (an `admin.*` kind), in the transaction `tx` of what it records */
+    async recordStaffIn (tx: Db, kind: string, action: StaffAction): Promise<void> {
+      await tx.execute(sql`select audit_record(${kind}, ${action.userId}::uuid, ${action.meta.ip}, ${userAgentOf(action.meta)}, null,
+        ${action.actorId}::uuid, ${JSON.stringify(action.details)}::jsonb)`)
     },
 
     /** a deleted account's last row, and its earlier rows stripped of address and User-Agent, in the deleting transaction */
