@@ -36,6 +36,7 @@ import { createAlertReading } from '../services/alerts/reading.ts'
 import { createAlertDigest } from '../services/alerts/digest.ts'
 import { createUnsubscribeTokens } from '../services/alerts/unsubscribe-tokens.ts'
 import { createRoleReader } from '../services/staff/roles.ts'
+import { createNotices } from '../services/notices/index.ts'
 
 const AUDIT_PRUNE_MS = 3600_000
 
@@ -126,8 +127,10 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
     intervalH: config.alerts.digestIntervalH, now, log: app.log
   })
   const roles = createRoleReader({ database })
+  // security notices to the holder (src/services/notices/index.ts)
+  const notices = createNotices({ database, mail, publicUrl: config.publicUrl, now })
   return {
-    alertDigest, unsubscribeTokens, roles,
+    alertDigest, unsubscribeTokens, roles, notices,
     passwords, mail, audit, emailHasher, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
     sessionControl, credentials, accessCutOff, passwordChange, passwordProof, googleNonces, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor,
     passkeys, watches, alerts
