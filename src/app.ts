@@ -64,6 +64,7 @@ import passkeyRoutes from './routes/passkeys/manage.ts'
 import passkeySigninRoutes from './routes/passkeys/signin.ts'
 import totpRoutes from './routes/mfa/totp.ts'
 import mfaVerifyRoutes from './routes/mfa/verify.ts'
+import adminUserActionRoutes from './routes/admin/user-actions.ts'
 
 export const API_PREFIX = '/api/v1'
 
@@ -192,6 +193,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     // promo codes work without Stripe: outside the billing scope that answers 503 when it is not configured
     await api.register(promocodeRoutes, { prefix: '/billing', config })
     await api.register(clientConfigRoutes, { config })
+    // staff: disable, enable, credits, end sessions, remove factors, send a link
+    await api.register(adminUserActionRoutes, { prefix: '/admin' })
   }, { prefix: API_PREFIX })
 
   // the report dashboard (public/) at `/`
