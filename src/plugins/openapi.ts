@@ -35,7 +35,8 @@ const TAGS = [
   { name: 'health', description: 'liveness and readiness probes' },
   { name: 'meta', description: 'what clients need to know about this deployment' },
   { name: 'alerts', description: 'watches on ready reports, the alerts their profiles\' later months raise, their stream and digest mail' },
-  { name: 'webhooks', description: 'the events the service POSTs to subscribed endpoints (Standard Webhooks)' }
+  { name: 'webhooks', description: 'the events the service POSTs to subscribed endpoints (Standard Webhooks)' },
+  { name: 'admin', description: 'the support desk: what staff (the support and admin roles, at level 2) read and do to accounts' }
 ]
 
 async function openApiPlugin (app: FastifyInstance, opts: OpenApiOptions) {
