@@ -3,5 +3,6 @@ import { runGroup } from '../group.ts'
 
 await runGroup([
   'staff/user-actions.test.ts',
+  'staff/disabled-account.test.ts',
   'scale-out/staff-disable.test.ts'
 ])
