@@ -24,7 +24,7 @@ t.before(async () => {
   peer = await startGoogleCerts()
   t.teardown(() => peer.close())
   const record = (mail: Mail) => { mails.push(mail) }
-  m = await buildMfaApp(t, { PUBLIC_URL, GOOGLE_CLIENT_IDS: TEST_CLIENT_ID, GOOGLE_CERTS_URL: peer.url },
+  m = await buildMfaApp(t, { RATE_LIMIT_SIGNUP_IP: '1000', RATE_LIMIT_SIGNIN_IP: '1000', PUBLIC_URL, GOOGLE_CLIENT_IDS: TEST_CLIENT_ID, GOOGLE_CERTS_URL: peer.url },
     { mail: { send: async (mail: Mail) => { record(mail) }, sendLater: record, close: async () => {} } })
   support = await staffMember(m, 'support')
 })
@@ -108,4 +108,16 @@ t.test('the alert digest of a disabled account waits, and goes once it is enable
   await enable(id)
   await m.app.services.alertDigest.sendDue()
   t.equal(digests().length, 1, 'enabled: the digest goes')
+})
+
+t.test('a disabled account gets the notices of staff actions only', async (t) => {
+  const user = await signedInUser(m.app)
+  const id = await userIdOf(m, user.email)
+  await disable(id)
+  const notices = () => mails.filter((x) => x.to === user.email && x.subject.startsWith('Security notice'))
+  t.equal(notices().length, 1, 'the disable\'s notice')
+  await m.app.services.notices.send(id, { what: 'Your password was changed', ip: '203.0.113.9', userAgent: 'curl/8' })
+  await m.app.services.notices.send(id, { what: 'Staff did something', byStaff: { reason: 'a reason' } })
+  t.same(notices().map((x) => x.subject), ['Security notice: Your account was disabled: its sessions ended, its API keys were revoked and its webhook endpoints disabled',
+    'Security notice: Staff did something'], 'a notice of its own events is held')
 })
