@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Database } from '../../db/client.ts'
+import { registerWorkMetrics, type ReconcileSource } from './work-metrics.ts'
 
 /** what the metrics need of the queue: pg-boss's getQueueSize */
 export interface QueueSizes {
@@ -212,6 +213,10 @@ export function createMetrics () {
     }
   })
 
+  // What an operator alerts on: the backlogs, the pool, the reconcile (./work-metrics.ts)
+  let reconcile: ReconcileSource | undefined
+  registerWorkMetrics(registry, () => ({ database, jobs: queue !== undefined, reconcile }), () => queue?.names ?? [])
+
   return {
     registry,
     contentType: registry.contentType,
@@ -243,6 +248,9 @@ export function createMetrics () {
     },
     watchPasswords (source: { readonly verifications: number }): void {
       passwords = source
+    },
+    watchReconcile (source: ReconcileSource): void {
+      reconcile = source
     }
   }
 }
