@@ -31,7 +31,10 @@ export function createPoolUsage (): PoolUsage {
       const { handler, resolve, reject } = q
       let running = false
       const done = () => { if (running) { running = false; usage.statements-- } }
-      q.handler = Object.assign((self: unknown) => { running = true; usage.statements++; return handler(self) }, handler)
+      q.handler = Object.assign((self: unknown) => {
+        if (!running) { running = true; usage.statements++ }
+        return handler(self)
+      }, handler)
       q.resolve = (x) => { done(); resolve(x) }
       q.reject = (x) => { done(); reject(x) }
       return query

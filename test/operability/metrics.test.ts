@@ -120,8 +120,12 @@ t.test('the pool: connections in use and work waiting for one, counted in this p
   })
   // more slow statements than the pool has connections: the rest wait
   const sleeps = Promise.all(Array.from({ length: 14 }, () => web.database.query('select pg_sleep(1)')))
-  await until(async () => (find((await scrape(webMetrics)).samples, 'pir_db_pool_waiting')?.value ?? 0) >= 4, { what: 'four statements past the pool\'s ten' })
-  t.equal(find((await scrape(webMetrics)).samples, 'pir_db_pool_connections_in_use')?.value, 10, 'every connection in use')
+  let busy: Sample[] = []
+  await until(async () => {
+    busy = (await scrape(webMetrics)).samples
+    return (find(busy, 'pir_db_pool_waiting')?.value ?? 0) >= 4
+  }, { what: 'four statements past the pool\'s ten' })
+  t.equal(find(busy, 'pir_db_pool_connections_in_use')?.value, 10, 'every connection in use meanwhile')
   await sleeps
   t.equal(find((await scrape(webMetrics)).samples, 'pir_db_pool_waiting')?.value, 0, 'and none once they are answered')
 })
