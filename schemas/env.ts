@@ -11,6 +11,7 @@ export const EnvSchema = Type.Object({
   PUBLIC_URL: Type.String({ default: '', pattern: '^(https?://[^/]+.*)?$' }),
   DATA_DIR: Type.String({ default: './.data' }),
   DATABASE_URL: Type.String({ default: '' }),
+  DATABASE_DIRECT_URL: Type.String({ default: '' }),
   DATABASE_PREPARE: OnOff('on'),
   TLS: OnOff('on'),
   TLS_CERT_FILE: Type.String({ default: '' }),

@@ -120,7 +120,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
   await app.register(refusalLogPlugin)
   // a body over the limit: 413 before `100 Continue`, and a lingering close (src/plugins/body-limits.ts)
   await app.register(bodyLimitsPlugin)
-  await app.register(dbPlugin, { database: deps.database, url: config.databaseUrl, dataDir: config.dataDir, prepare: config.databasePrepare })
+  await app.register(dbPlugin, { database: deps.database, url: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir, prepare: config.databasePrepare })
   await app.register(securityPlugin, {
     tls: config.tls.enabled,
     allowHttp: config.allowHttp,

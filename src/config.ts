@@ -26,6 +26,8 @@ export function environment (env: Source = process.env, file = join(process.cwd(
 
 // The test suite's database choice, read here so that nothing else touches process.env.
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? ''
+/** a PgBouncer in front of TEST_DATABASE_URL's server (.ci/pgbouncer): the service's connections go through it */
+export const testPoolerUrl = process.env.TEST_POOLER_URL ?? ''
 export type { DatabaseConfig } from './config/database.ts'
 
 export interface Config {
@@ -41,6 +43,8 @@ export interface Config {
   secretsFile: string | null
   /** a PostgreSQL URL, or empty for the embedded database (DATABASE_URL unset or `embedded`) */
   databaseUrl: string
+  /** the database itself behind a pooler (DATABASE_DIRECT_URL), else databaseUrl: LISTEN and migrations connect here */
+  databaseDirectUrl: string
   /** PostgreSQL: statements with parameters prepared once per connection (off behind a pooler that cannot keep them) */
   databasePrepare: boolean
   tls: { enabled: boolean, certFile: string, keyFile: string }
@@ -127,7 +131,7 @@ export function loadConfig (source: Source = environment()): Config {
 }
 
 /**
- * The database settings alone (NODE_ENV, DATA_DIR, DATABASE_URL, DATABASE_PREPARE), for the commands
+ * The database settings alone (NODE_ENV, DATA_DIR, DATABASE_URL, DATABASE_DIRECT_URL, DATABASE_PREPARE), for the commands
  * that only touch the database: the migration's release step needs no CAPTCHA, mail or signing secrets.
  */
 export function loadDatabaseConfig (source: Source = environment()): DatabaseConfig {
@@ -166,6 +170,7 @@ function toConfig (e: Env, { database, secrets, captchaOn, metricsPort }: Derive
     dataDir,
     secretsFile: secrets.generated ? join(dataDir, 'secrets.json') : null,
     databaseUrl: database.databaseUrl,
+    databaseDirectUrl: database.databaseDirectUrl,
     databasePrepare: database.databasePrepare,
     tls: { enabled: e.TLS === 'on', certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE },
     trustProxy: list(e.TRUST_PROXY),

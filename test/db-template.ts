@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type postgres from 'postgres'
-import { testDatabaseUrl } from '../src/config.ts'
+import { testDatabaseUrl, testPoolerUrl } from '../src/config.ts'
 import { migrateDatabase, migrationsFolder } from '../src/db/migrate.ts'
 import { openPglite } from '../src/db/pglite.ts'
 
@@ -75,11 +75,34 @@ async function whileInUse<T> (statement: () => Promise<T>): Promise<T> {
   }
 }
 
-/** TEST_DATABASE_URL with another database name */
+/** TEST_DATABASE_URL with another database name: the database itself */
 export function databaseUrl (name: string): string {
   const url = new URL(testDatabaseUrl)
   url.pathname = `/${name}`
   return url.href
+}
+
+/** how the service opens a test database: DATABASE_URL, DATABASE_DIRECT_URL and DATABASE_PREPARE */
+export interface ServiceDatabase { url: string, directUrl: string, prepare: boolean }
+
+/**
+ * The service's way to test database `name`: with TEST_POOLER_URL, as it runs behind PgBouncer in
+ * transaction mode (docs/operations.md, Behind PgBouncer): its pool through the pooler (which
+ * reaches every database of the server by name), its LISTEN and migrations on the database itself,
+ * and no prepared statements (the Debian pooler keeps none across transactions). Else directly.
+ */
+export function serviceDatabase (name: string): ServiceDatabase {
+  const direct = databaseUrl(name)
+  if (!testPoolerUrl) return { url: direct, directUrl: direct, prepare: true }
+  const pooled = new URL(testPoolerUrl)
+  pooled.pathname = `/${name}`
+  return { url: pooled.href, directUrl: direct, prepare: false }
+}
+
+/** the same as a server process's environment */
+export function serviceDatabaseEnv (name: string): Record<string, string> {
+  const s = serviceDatabase(name)
+  return { DATABASE_URL: s.url, DATABASE_DIRECT_URL: s.directUrl, DATABASE_PREPARE: s.prepare ? 'on' : 'off' }
 }
 
 let postgresTemplate: Promise<string> | undefined

@@ -1,5 +1,6 @@
 // Test helper: build(t) -> the app on a fresh database (embedded PGlite, or a new PostgreSQL database
-// per call when TEST_DATABASE_URL is set), closed at teardown.
+// per call when TEST_DATABASE_URL is set, reached through TEST_POOLER_URL's PgBouncer when that is
+// set too), closed at teardown.
 import { randomBytes } from 'node:crypto'
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -11,7 +12,7 @@ import { buildApp, type AppDeps } from '../src/app.ts'
 import { loadConfig, testDatabaseUrl, type Config } from '../src/config.ts'
 import { createDatabase, type Database } from '../src/db/client.ts'
 import { loggerOptions } from '../src/logger.ts'
-import { createFromTemplate, databaseUrl, pgliteTemplateDir, scratch } from './db-template.ts'
+import { createFromTemplate, pgliteTemplateDir, scratch, serviceDatabase } from './db-template.ts'
 import { createLogCapture, type LogCapture } from './log-capture.ts'
 import { checkResponsesIn } from './response-check.ts'
 import { openPglite } from '../src/db/pglite.ts'
@@ -33,7 +34,8 @@ export async function freshDatabase (t: Tap): Promise<Database> {
     const name = `pir_test_${process.pid}_${randomBytes(4).toString('hex')}`
     const admin = postgres(testDatabaseUrl, { max: 1, onnotice: () => {} })
     await createFromTemplate(admin, name)
-    const database = await createDatabase({ url: databaseUrl(name) })
+    // through the pooler when TEST_POOLER_URL names one, as the service runs behind PgBouncer
+    const database = await createDatabase(serviceDatabase(name))
     t.teardown(async () => {
       await database.close()
       await admin.unsafe(`drop database if exists ${name} with (force)`)

@@ -8,12 +8,13 @@ import { databaseOpenError } from '../db/connection-error.ts'
 import { EmbeddedDatabaseInUse } from '../errors.ts'
 import { openDatabase } from '../plugins/db.ts'
 
-type Settings = Pick<DatabaseConfig, 'databaseUrl' | 'dataDir' | 'databasePrepare'>
+type Settings = Pick<DatabaseConfig, 'databaseUrl' | 'databaseDirectUrl' | 'dataDir' | 'databasePrepare'>
 
 export async function openForCommand (config: Settings, name: string, opts: { throughServer?: boolean } = {}): Promise<Database> {
   try {
     return await openDatabase({
       url: config.databaseUrl,
+      directUrl: config.databaseDirectUrl,
       dataDir: config.dataDir,
       prepare: config.databasePrepare,
       embedded: { role: 'command', name, throughServer: opts.throughServer }

@@ -31,8 +31,9 @@ const log = pino({ level: config.logLevel === 'silent' ? 'silent' : config.logLe
 const database = await openForCommand(config, 'npm run worker', { throughServer: false })
 const boss = await startQueue(database, config.queue, log)
 const count = Math.max(1, config.workers)
-// METRICS_PORT: this worker's job durations, the queue depth and the database, on HOST:METRICS_PORT
-const metrics = config.metricsPort !== null ? createMetrics() : null
+// METRICS_PORT: this worker's own job durations, pool and database, and the queue and backlogs it
+// works off, on METRICS_HOST:METRICS_PORT; none of a web instance's series (docs/operations.md, Metrics)
+const metrics = config.metricsPort !== null ? createMetrics({ worker: true }) : null
 metrics?.watchDatabase(database)
 metrics?.watchQueue(boss, [GENERATE_QUEUE, FAILED_QUEUE])
 await startWorkers(boss, createReportGenerator({ database, webhookScheduleS: config.webhooks.retryScheduleS }), count, metrics?.observeJob)

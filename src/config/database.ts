@@ -8,7 +8,7 @@ import { checkUrl } from './well-formed.ts'
 /** DATABASE_URL's word for the embedded database (PGlite in DATA_DIR/pglite), chosen on purpose */
 export const EMBEDDED = 'embedded'
 
-export const DatabaseEnvSchema = Type.Pick(EnvSchema, ['NODE_ENV', 'DATA_DIR', 'DATABASE_URL', 'DATABASE_PREPARE'])
+export const DatabaseEnvSchema = Type.Pick(EnvSchema, ['NODE_ENV', 'DATA_DIR', 'DATABASE_URL', 'DATABASE_DIRECT_URL', 'DATABASE_PREPARE'])
 
 export interface DatabaseConfig {
   env: Static<typeof DatabaseEnvSchema>['NODE_ENV']
@@ -16,6 +16,11 @@ export interface DatabaseConfig {
   dataDir: string
   /** a PostgreSQL URL, or empty for the embedded database */
   databaseUrl: string
+  /**
+   * the database itself, for what a pooled connection cannot carry (LISTEN, the migrations' session
+   * lock): DATABASE_DIRECT_URL when DATABASE_URL names a pooler, else DATABASE_URL (empty: embedded)
+   */
+  databaseDirectUrl: string
   /** PostgreSQL: statements with parameters prepared once per connection (off behind a pooler that cannot keep them) */
   databasePrepare: boolean
 }
@@ -46,6 +51,14 @@ export function databaseSettings (e: Static<typeof DatabaseEnvSchema>, problems:
       problems.push('DATABASE_URL must percent-encode its user and password (% as %25, @ as %40, / as %2F, # as %23)')
     }
   }
+  if (e.DATABASE_DIRECT_URL) {
+    const before = problems.length
+    checkUrl('DATABASE_DIRECT_URL', e.DATABASE_DIRECT_URL, ['postgres:', 'postgresql:'], problems)
+    if (problems.length === before && !decodable(e.DATABASE_DIRECT_URL)) {
+      problems.push('DATABASE_DIRECT_URL must percent-encode its user and password (% as %25, @ as %40, / as %2F, # as %23)')
+    }
+    if (!e.DATABASE_URL || e.DATABASE_URL === EMBEDDED) problems.push('DATABASE_DIRECT_URL is for PostgreSQL behind a pooler: set DATABASE_URL to the pooler as well')
+  }
   if (production && !e.DATABASE_URL) {
     problems.push(`DATABASE_URL must be set in production (a PostgreSQL URL, or ${EMBEDDED} for the embedded database on purpose)`)
   }
@@ -54,6 +67,7 @@ export function databaseSettings (e: Static<typeof DatabaseEnvSchema>, problems:
     production,
     dataDir: resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL === EMBEDDED ? '' : e.DATABASE_URL,
+    databaseDirectUrl: e.DATABASE_URL === EMBEDDED ? '' : e.DATABASE_DIRECT_URL || e.DATABASE_URL,
     databasePrepare: e.DATABASE_PREPARE === 'on'
   }
 }

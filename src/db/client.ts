@@ -9,6 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
 import * as schema from './schema.ts'
 import { preparingClient } from './prepared-statements.ts'
+import { createPoolUsage, type PoolUsage } from './pool-usage.ts'
 import { openPglite } from './pglite.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>
@@ -28,6 +29,8 @@ export interface Database {
   pglite?: PGlite
   /** the underlying postgres.js client, when on PostgreSQL */
   sql?: postgres.Sql
+  /** PostgreSQL: this process's transactions and statements waiting on the pool (src/db/pool-usage.ts) */
+  usage?: PoolUsage
 }
 
 export interface DatabaseOptions {
@@ -37,6 +40,8 @@ export interface DatabaseOptions {
   max?: number
   /** PostgreSQL: prepare statements with parameters, once per connection (DATABASE_PREPARE; default true) */
   prepare?: boolean
+  /** PostgreSQL behind a pooler: the database itself, where LISTEN connects (DATABASE_DIRECT_URL) */
+  directUrl?: string
 }
 
 export function fromPglite (pg: PGlite): Database {
@@ -98,9 +103,13 @@ export function isDatabaseDown (err: unknown): boolean {
  */
 export const SOCKET_CONNECT_TIMEOUT_S = 90
 
-/** `socket`: a Unix socket to connect to instead of the URL's host (the embedded database a server serves) */
-export function fromPostgres (url: string, max = 10, prepare = true, socket?: string): Database {
-  const sql = preparingClient(postgres(url, {
+/**
+ * `socket`: a Unix socket to connect to instead of the URL's host (the embedded database a server
+ * serves). `directUrl`: the database itself when `url` is a pooler in transaction mode, which cannot
+ * keep a LISTEN (a session's state) on one server connection: the LISTEN connection goes there.
+ */
+export function fromPostgres (url: string, max = 10, prepare = true, socket?: string, directUrl?: string): Database {
+  const options = {
     ...(socket ? { path: socket } : {}),
     max,
     prepare,
@@ -110,7 +119,11 @@ export function fromPostgres (url: string, max = 10, prepare = true, socket?: st
     connect_timeout: socket ? SOCKET_CONNECT_TIMEOUT_S : 3,
     idle_timeout: 60,
     backoff: reconnectDelay
-  }))
+  }
+  const usage = createPoolUsage()
+  const sql = preparingClient(postgres(url, options), prepare, usage)
+  // postgres.js opens its LISTEN connection from the client it is asked of; this one opens nothing else
+  const listener = directUrl && directUrl !== url ? postgres(directUrl, options) : sql
   const db = drizzlePostgres(sql, { schema }) as unknown as Db
   return {
     db,
@@ -119,17 +132,18 @@ export function fromPostgres (url: string, max = 10, prepare = true, socket?: st
     query: async (text, params) => await sql.unsafe(text, params?.map(jsonParam) as never[]) as never,
     exec: async (text) => { await sql.unsafe(text).simple() },
     listen: async (channel, onMessage, onListen) => {
-      const meta = await sql.listen(channel, onMessage, onListen)
+      const meta = await listener.listen(channel, onMessage, onListen)
       return async () => { await meta.unlisten() }
     },
     notify: async (channel, payload) => { await sql.notify(channel, payload) },
-    close: async () => { await sql.end({ timeout: 5 }) }
+    close: async () => { await Promise.all([sql.end({ timeout: 5 }), listener !== sql && listener.end({ timeout: 5 })]) },
+    usage
   }
 }
 
 export async function createDatabase (opts: DatabaseOptions): Promise<Database> {
   if (opts.pglite) return fromPglite(opts.pglite)
-  if (opts.url) return fromPostgres(opts.url, opts.max, opts.prepare)
+  if (opts.url) return fromPostgres(opts.url, opts.max, opts.prepare, undefined, opts.directUrl)
   let dir: string | undefined
   if (opts.dataDir) {
     dir = join(opts.dataDir, 'pglite')

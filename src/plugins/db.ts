@@ -16,12 +16,16 @@ declare module 'fastify' {
 export interface DbPluginOptions {
   database?: Database
   url: string
+  /** the database itself behind a pooler (DATABASE_DIRECT_URL): migrations and LISTEN; else url */
+  directUrl?: string
   dataDir: string
   prepare: boolean
 }
 
 export interface OpenOptions {
   url: string
+  /** the database itself behind a pooler (DATABASE_DIRECT_URL): migrations and LISTEN; else url */
+  directUrl?: string
   dataDir: string
   prepare: boolean
   /** the embedded database: who opens it (src/db/embedded.ts); a command, unless a server says so */
@@ -30,8 +34,9 @@ export interface OpenOptions {
 
 export async function openDatabase (opts: OpenOptions): Promise<Database> {
   if (opts.url) {
-    await migrateDatabase({ url: opts.url })
-    return await createDatabase({ url: opts.url, prepare: opts.prepare })
+    // the migrations hold a session-level lock, which a pooler in transaction mode cannot keep
+    await migrateDatabase({ url: opts.directUrl || opts.url })
+    return await createDatabase({ url: opts.url, directUrl: opts.directUrl, prepare: opts.prepare })
   }
   return await openEmbedded({ dataDir: opts.dataDir, ...(opts.embedded ?? { role: 'command', name: 'a command' }) })
 }

@@ -1,6 +1,6 @@
 // Metrics of this app (METRICS_PORT set): every answered request counted and timed under its route
 // pattern (never the raw URL, which would make a series per report id, and per scanner probe), and
-// the gauges pointed at the SSE hub, the report queue and the database. The exposition is served by
+// the gauges pointed at the SSE hub, the report queue, the database and the sessions' reconcile. The exposition is served by
 // a listener of its own (src/startup.ts), never by the public one.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
@@ -27,6 +27,7 @@ async function metricsPlugin (app: FastifyInstance, opts: MetricsPluginOptions) 
   metrics.watchDatabase(app.database)
   metrics.watchSse(app.sseHub)
   metrics.watchQueue(app.queue.boss, [GENERATE_QUEUE, FAILED_QUEUE])
+  metrics.watchReconcile({ reconciles: app.sessions.reconciles, inSync: app.sessions.endedSetInSync })
 
   app.addHook('onResponse', async (request, reply) => {
     const type = reply.getHeader('content-type') ?? reply.raw.getHeader('content-type')
@@ -36,4 +37,4 @@ async function metricsPlugin (app: FastifyInstance, opts: MetricsPluginOptions) 
   })
 }
 
-export default fp(metricsPlugin, { name: 'metrics', dependencies: ['db', 'sse', 'queue'] })
+export default fp(metricsPlugin, { name: 'metrics', dependencies: ['db', 'sse', 'queue', 'sessions'] })

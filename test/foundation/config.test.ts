@@ -38,6 +38,8 @@ t.test('a wrong value is one line naming the variable', async (t) => {
     [{ PUBLIC_URL: 'https://bad host' }, 'PUBLIC_URL'],
     [{ DATABASE_URL: 'mysql://db/x' }, 'DATABASE_URL'],
     [{ DATABASE_PREPARE: 'false' }, 'DATABASE_PREPARE'],
+    [{ DATABASE_URL: 'postgres://pooler:6432/pir', DATABASE_DIRECT_URL: 'db:5432' }, 'DATABASE_DIRECT_URL'],
+    [{ DATABASE_DIRECT_URL: 'postgres://db:5432/pir' }, 'DATABASE_DIRECT_URL'],
     [{ TLS: 'yes' }, 'TLS'],
     [{ TLS_CERT_FILE: '/etc/cert.pem' }, 'TLS_KEY_FILE'],
     [{ TLS_KEY_FILE: '/etc/key.pem' }, 'TLS_CERT_FILE'],
@@ -125,6 +127,11 @@ t.test('NODE_ENV=production refuses every development fallback', async (t) => {
   const embedded = loadConfig({ ...production, DATABASE_URL: 'embedded' })
   t.equal(embedded.databaseUrl, '', 'DATABASE_URL=embedded: the embedded database, asked for by name')
   t.equal(embedded.dataDir, dataDir)
+  const direct = loadConfig(production)
+  t.equal(direct.databaseDirectUrl, direct.databaseUrl, 'no pooler: LISTEN and migrations on DATABASE_URL')
+  const pooled = loadConfig({ ...production, DATABASE_URL: 'postgres://pir@pooler.internal:6432/pir', DATABASE_DIRECT_URL: 'postgres://pir@db.internal:5432/pir', DATABASE_PREPARE: 'off' })
+  t.same([pooled.databaseUrl, pooled.databaseDirectUrl, pooled.databasePrepare], ['postgres://pir@pooler.internal:6432/pir', 'postgres://pir@db.internal:5432/pir', false],
+    'behind a pooler: the pool through it, LISTEN and migrations on the database itself, nothing prepared')
 
   for (const url of ['https://localhost:8443', 'https://LOCALHOST', 'http://pir.localhost', 'https://127.0.0.1', 'https://127.1.2.3:8443',
     'https://[::1]:8443', 'https://0.0.0.0', 'https://[::ffff:127.0.0.1]']) {

@@ -1,5 +1,6 @@
 // Prometheus metrics on their own listener (METRICS_PORT), scraped over real HTTP: requests counted
 // and timed per route pattern, open SSE streams, queue depth, job durations, the database; and
+// the backlogs, the pool and the reconcile an operator alerts on; a worker process's own metrics;
 // request ids (X-Request-ID, reqId in the log lines). (The database gone: test/operability/health.test.ts.) A web instance (WORKERS 0) and a worker
 // instance (WORKERS 1) share one database, as a scaled-out deployment does.
 import t from '../tap.ts'
@@ -10,6 +11,8 @@ import { createReport, waitForStatus } from '../reports/report-wait.ts'
 import { seedReportData } from '../reports/seed.ts'
 import { listen, rawStream } from '../streams/client.ts'
 import { until } from '../peers/wait.ts'
+import { startWorker } from '../peers/server-process.ts'
+import { childDatabase } from '../foundation/support.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -79,6 +82,61 @@ t.test('the database: pool size, a ping, and on PostgreSQL the server\'s connect
   else t.notOk(find(samples, 'pir_db_server_connections'), 'PGlite has no server to ask')
 })
 
+t.test('backlogs: webhook deliveries pending, failed and late, and marked alerts, for an operator to alert on', async (t) => {
+  const db = web.database
+  const idle = (await scrape(webMetrics)).samples
+  t.equal(find(idle, 'pir_webhook_deliveries', { state: 'pending' })?.value, 0)
+  t.equal(find(idle, 'pir_webhook_oldest_due_seconds')?.value, 0, 'nothing due: age 0')
+  t.equal(find(idle, 'pir_alert_pending_profiles')?.value, 0)
+  t.equal(find(idle, 'pir_alert_oldest_pending_seconds')?.value, 0)
+
+  const [{ id: userId }] = await db.query<{ id: string }>('select id from users where email = $1', [user.email])
+  const [hook] = await db.query<{ id: string }>(
+    'insert into webhook_endpoints (user_id, url, events, secret) values ($1, \'http://127.0.0.1:9/hook\', \'{report.ready}\', \'whsec_metrics\') returning id', [userId])
+  t.teardown(() => db.query('delete from webhook_endpoints where id = $1', [hook.id]))
+  // one due for 90 s (no worker here to take it), one due in an hour, one given up on
+  await db.query(`insert into webhook_deliveries (endpoint_id, type, body, next_attempt_at) values
+    ($1, 'webhook.test', '{}', now() - interval '90 seconds'), ($1, 'webhook.test', '{}', now() + interval '1 hour')`, [hook.id])
+  await db.query('insert into webhook_deliveries (endpoint_id, type, body, status) values ($1, \'webhook.test\', \'{}\', \'failed\')', [hook.id])
+  await db.query('insert into alert_pending (profile_id, created_at) values (\'metrics-backlog\', now() - interval \'120 seconds\')')
+  t.teardown(() => db.query('delete from alert_pending where profile_id = \'metrics-backlog\''))
+
+  const { samples } = await scrape(webMetrics)
+  t.equal(find(samples, 'pir_webhook_deliveries', { state: 'pending' })?.value, 2, 'two pending, the later retry included')
+  t.equal(find(samples, 'pir_webhook_deliveries', { state: 'failed' })?.value, 1)
+  const late = find(samples, 'pir_webhook_oldest_due_seconds')!.value
+  t.ok(late >= 90 && late < 3600, `the oldest due delivery is ${late} s late`)
+  t.equal(find(samples, 'pir_alert_pending_profiles')?.value, 1)
+  t.ok(find(samples, 'pir_alert_oldest_pending_seconds')!.value >= 120, 'the marked profile has waited two minutes')
+})
+
+t.test('the pool: connections in use and work waiting for one, counted in this process', { skip: onPostgres ? false : 'PGlite has no pool' }, async (t) => {
+  const idle = (await scrape(webMetrics)).samples
+  t.equal(find(idle, 'pir_db_pool_waiting')?.value, 0, 'nothing waits at rest')
+  // a transaction holds a connection while the scrape runs
+  await web.database.sql!.begin(async (tx) => {
+    await tx`select 1`
+    t.ok(find((await scrape(webMetrics)).samples, 'pir_db_pool_connections_in_use')!.value >= 1, 'the open transaction holds a connection')
+  })
+  // more slow statements than the pool has connections: the rest wait
+  const sleeps = Promise.all(Array.from({ length: 14 }, () => web.database.query('select pg_sleep(1)')))
+  let busy: Sample[] = []
+  await until(async () => {
+    busy = (await scrape(webMetrics)).samples
+    return (find(busy, 'pir_db_pool_waiting')?.value ?? 0) >= 4
+  }, { what: 'four statements past the pool\'s ten' })
+  t.equal(find(busy, 'pir_db_pool_connections_in_use')?.value, 10, 'every connection in use meanwhile')
+  await sleeps
+  t.equal(find((await scrape(webMetrics)).samples, 'pir_db_pool_waiting')?.value, 0, 'and none once they are answered')
+})
+
+t.test('the reconcile of ended sessions: runs, failures and whether the set is in sync', async (t) => {
+  const { samples } = await scrape(webMetrics)
+  t.ok(find(samples, 'pir_session_reconcile_runs_total')!.value >= 1, 'the first read at least')
+  t.equal(find(samples, 'pir_session_reconcile_failures_total')?.value, 0)
+  t.equal(find(samples, 'pir_session_reconcile_in_sync')?.value, 1)
+})
+
 t.test('SSE streams, queue depth and job durations across a web and a worker instance', async (t) => {
   const id = await createReport(web, user.auth)
   // a draft's stream stays open until the report is done
@@ -94,6 +152,7 @@ t.test('SSE streams, queue depth and job durations across a web and a worker ins
   t.equal(find(queued, 'pir_queue_jobs', { queue: 'report-generate', state: 'waiting' })?.value, 1, 'the job waits: no worker yet')
   t.equal(find(queued, 'pir_queue_jobs', { queue: 'report-generate', state: 'active' })?.value, 0)
   t.equal(find(queued, 'pir_queue_jobs', { queue: 'report-generate-failed', state: 'waiting' })?.value, 0)
+  t.ok(find(queued, 'pir_queue_oldest_job_seconds', { queue: 'report-generate' })!.value >= 0, 'the waiting job\'s age')
 
   // a worker instance on the same database takes the job
   const worker = await build(t, { METRICS_PORT: '0', WORKERS: '1' }, { database: web.database })
@@ -106,6 +165,7 @@ t.test('SSE streams, queue depth and job durations across a web and a worker ins
   t.ok(find(done, 'pir_report_job_duration_seconds_sum', { queue: 'report-generate', outcome: 'completed' })!.value > 0)
   t.notOk(find(done, 'pir_report_job_duration_seconds_count', { outcome: 'failed' }), 'no failed attempt')
   t.equal(find(done, 'pir_queue_jobs', { queue: 'report-generate', state: 'waiting' })?.value, 0, 'the queue is empty')
+  t.equal(find(done, 'pir_queue_oldest_job_seconds', { queue: 'report-generate' })?.value, 0, 'no job waits: age 0')
 
   await until(async () => find((await scrape(webMetrics)).samples, 'pir_sse_open_streams')?.value === 0, { what: 'the stream to close' })
   const after = (await scrape(webMetrics)).samples
@@ -113,6 +173,20 @@ t.test('SSE streams, queue depth and job durations across a web and a worker ins
   t.equal(find(after, 'pir_http_requests_total', sse)?.value, 1, 'the stream is counted')
   t.notOk(find(after, 'pir_http_request_duration_seconds_count', sse), 'its lifetime is not a latency')
   t.equal(find(done, 'pir_report_job_duration_seconds_count', { queue: 'report-generate', outcome: 'completed' })?.value, 1)
+})
+
+t.test('a worker process (npm run worker) serves its own metrics on its own METRICS_PORT', async (t) => {
+  const { env } = await childDatabase(t, { migrated: true })
+  const worker = await startWorker(t, { ...env, WORKERS: '1', METRICS_PORT: '0' })
+  const port = Number(/"port":(\d+),"msg":"metrics listening"/.exec(worker.output())?.[1])
+  t.ok(port > 0, 'its metrics listener is up before it says it started')
+  const { samples } = await scrape({ port } as Parameters<typeof scrape>[0])
+  t.ok(find(samples, 'pir_queue_jobs', { queue: 'report-generate', state: 'waiting' }), 'the queue it works')
+  t.ok(find(samples, 'pir_webhook_deliveries', { state: 'pending' }), 'the backlogs it works off')
+  t.equal(find(samples, 'pir_db_up')?.value, 1, 'its own database connection')
+  t.notOk(find(samples, 'pir_http_requests_total'), 'no requests: it serves none')
+  t.notOk(find(samples, 'pir_sse_open_streams'), 'no streams: it holds none (no series rather than a web instance\'s zero)')
+  t.notOk(find(samples, 'pir_session_reconcile_in_sync'), 'no reconcile: it checks no token')
 })
 
 t.test('METRICS_PORT unset: no metrics, no listener', async (t) => {

@@ -10,7 +10,7 @@ import { freshDatabase, onPostgres } from '../helper.ts'
 import { until } from '../peers/wait.ts'
 import { call, signedInOn, startServer, type ServerProcess } from '../peers/server-process.ts'
 import { parseEvents, rawStream, type RawStream } from '../streams/client.ts'
-import { databaseUrl } from '../streams/databases.ts'
+import { databaseEnv } from '../streams/databases.ts'
 import { seedReportData } from '../reports/seed.ts'
 import { claims, withoutTriggers } from '../accounts/support.ts'
 import { newLinkSecret } from '../../src/services/accounts/link-secrets.ts'
@@ -22,8 +22,7 @@ const RECONCILE_BOUND_MS = 5000
 
 t.test('two instances: sign-out, a lost NOTIFY and a cut LISTEN connection all reach B', { skip }, async (t) => {
   const database = await freshDatabase(t)
-  const url = databaseUrl(database)
-  const env = { DATABASE_URL: url, WORKERS: '0', SESSION_RECONCILE_S: String(RECONCILE_S), SIGNUP_FREE_REPORTS: '5' }
+  const env = { ...databaseEnv(database), WORKERS: '0', SESSION_RECONCILE_S: String(RECONCILE_S), SIGNUP_FREE_REPORTS: '5' }
   const a = await startServer(t, { ...env, PGAPPNAME: 'pir-a' })
   // B's connections are named, so that the test can cut B's LISTEN connection alone
   const b = await startServer(t, { ...env, PGAPPNAME: 'pir-b' })

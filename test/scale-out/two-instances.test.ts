@@ -10,7 +10,7 @@ import { freshDatabase, GOOD_PASSWORD, onPostgres, uniqueEmail } from '../helper
 import { until } from '../peers/wait.ts'
 import { call, startServer } from '../peers/server-process.ts'
 import { generationEvents, openEventSource, seen } from '../streams/client.ts'
-import { databaseUrl, listenConnections } from '../streams/databases.ts'
+import { databaseEnv, listenConnections } from '../streams/databases.ts'
 
 const INGEST_TOKEN = 'scale-out-ingest-token-0123456789'
 const fixture = fileURLToPath(new URL('../fixtures/ingest-valid.ndjson', import.meta.url))
@@ -19,10 +19,9 @@ const skip = onPostgres ? false : 'two processes on one database need PostgreSQL
 
 t.test('two instances on one database: sessions, revocation, jobs and SSE fan-out across them', { skip }, async (t) => {
   const database = await freshDatabase(t)
-  const url = databaseUrl(database)
   // one after the other: the first start creates the queue's schema
-  const a = await startServer(t, { DATABASE_URL: url, WORKERS: '1', INGEST_TOKEN })
-  const b = await startServer(t, { DATABASE_URL: url, WORKERS: '0' })
+  const a = await startServer(t, { ...databaseEnv(database), WORKERS: '1', INGEST_TOKEN })
+  const b = await startServer(t, { ...databaseEnv(database), WORKERS: '0' })
   t.not(a.url, b.url)
 
   // the profile data, pushed by a collector to A

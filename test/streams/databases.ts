@@ -8,13 +8,19 @@ import { createDatabase, fromPglite, type Database, type Db } from '../../src/db
 import * as schema from '../../src/db/schema.ts'
 import { REPORT_EVENTS_CHANNEL } from '../../src/services/reports/events.ts'
 import { until } from '../peers/wait.ts'
+import { serviceDatabase, serviceDatabaseEnv } from '../db-template.ts'
 import type { Tap } from '../helper.ts'
 
-/** the URL of a PostgreSQL test database (freshDatabase makes one per call) */
+/** the URL of a PostgreSQL test database itself (freshDatabase makes one per call) */
 export function databaseUrl (database: Database): string {
   const url = new URL(testDatabaseUrl)
   url.pathname = `/${database.sql!.options.database}`
   return url.href
+}
+
+/** the database settings of a server process on that test database (through the pooler with TEST_POOLER_URL) */
+export function databaseEnv (database: Database): Record<string, string> {
+  return serviceDatabaseEnv(database.sql!.options.database)
 }
 
 /**
@@ -24,7 +30,7 @@ export function databaseUrl (database: Database): string {
  */
 export async function sameDatabase (t: Tap, database: Database): Promise<Database> {
   if (database.kind === 'pglite') return fromPglite(database.pglite!)
-  const other = await createDatabase({ url: databaseUrl(database) })
+  const other = await createDatabase(serviceDatabase(database.sql!.options.database))
   t.teardown(() => other.close())
   return other
 }

@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Database } from '../../db/client.ts'
+import { registerWorkMetrics, type ReconcileSource } from './work-metrics.ts'
 
 /** what the metrics need of the queue: pg-boss's getQueueSize */
 export interface QueueSizes {
@@ -58,7 +59,18 @@ function withTimeout<T> (work: Promise<T>, ms = SOURCE_TIMEOUT_MS): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
 }
 
-export function createMetrics () {
+// What only a web instance does: serve requests and streams, count limits, verify passwords, check
+// tokens against its set of ended sessions. A worker process leaves these series out of its
+// exposition: an unlabelled gauge or counter would otherwise show a zero it never measured.
+const WEB_ONLY = [
+  'pir_http_requests_total', 'pir_http_request_duration_seconds', 'pir_sse_open_streams', 'pir_sse_streamed_reports',
+  'pir_rate_limit_redis_down', 'pir_rate_limit_redis_outages_total', 'pir_rate_limit_overflow_total',
+  'pir_rate_limit_ipv6_floods_total', 'pir_rate_limit_ipv6_untracked_total', 'pir_argon2_verifications_total',
+  'pir_session_reconcile_runs_total', 'pir_session_reconcile_failures_total', 'pir_session_reconcile_in_sync'
+]
+
+/** `worker`: the metrics of a worker process (npm run worker), without the web instance's series */
+export function createMetrics (opts: { worker?: boolean } = {}) {
   const registry = new Registry()
   // process_* and nodejs_* (CPU, resident memory, heap, event-loop lag, GC): the usual names, unprefixed
   collectDefaultMetrics({ register: registry })
@@ -212,6 +224,11 @@ export function createMetrics () {
     }
   })
 
+  // What an operator alerts on: the backlogs, the pool, the reconcile (./work-metrics.ts)
+  let reconcile: ReconcileSource | undefined
+  registerWorkMetrics(registry, () => ({ database, jobs: queue !== undefined, reconcile }), () => queue?.names ?? [])
+  if (opts.worker) for (const name of WEB_ONLY) registry.removeSingleMetric(name)
+
   return {
     registry,
     contentType: registry.contentType,
@@ -243,6 +260,9 @@ export function createMetrics () {
     },
     watchPasswords (source: { readonly verifications: number }): void {
       passwords = source
+    },
+    watchReconcile (source: ReconcileSource): void {
+      reconcile = source
     }
   }
 }

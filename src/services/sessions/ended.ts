@@ -93,9 +93,20 @@ export function createEndedSessions (deps: EndedSessionsDeps) {
     synced(startedAt)
   }
 
+  // reads since start and the ones that failed, for the metrics (docs/operations.md, What to alert on)
+  const counts = { runs: 0, failures: 0 }
+
   /** run a read after any that is under way */
   function queued (): Promise<void> {
-    const next = queue.then(read)
+    const next = queue.then(async () => {
+      counts.runs++
+      try {
+        await read()
+      } catch (err) {
+        counts.failures++
+        throw err
+      }
+    })
     queue = next.catch(() => {})
     return next
   }
@@ -107,6 +118,8 @@ export function createEndedSessions (deps: EndedSessionsDeps) {
      * RECONCILES_BEFORE_STALE x SESSION_RECONCILE_S. One boolean, read on every Bearer request.
      */
     inSync: () => inSync,
+    /** reads since start (the first load and every reconcile) and how many of them failed */
+    reconciles: () => ({ ...counts }),
     /** mark sessions ended: by this instance (the trigger's NOTIFY to it is not waited for), or by a NOTIFY */
     mark: (publicIds: string[]) => { for (const id of publicIds) mark(id) },
     /** fn(publicId) once for each session this instance learns has ended, however it learns it */

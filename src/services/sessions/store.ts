@@ -319,6 +319,8 @@ export function createSessionService (deps: SessionServiceDeps) {
 
     loadEnded: ended.load,
     reconcile: ended.reconcile,
+    /** reads of the ended set since start, and the failed ones */
+    reconciles: ended.reconciles,
     pruneRevocations: ended.pruneRevocations,
     prune: ended.prune,
     stopEnded: ended.stop
