@@ -37,6 +37,8 @@ import { createAlertDigest } from '../services/alerts/digest.ts'
 import { createUnsubscribeTokens } from '../services/alerts/unsubscribe-tokens.ts'
 import { createRoleReader } from '../services/staff/roles.ts'
 import { createNotices } from '../services/notices/index.ts'
+import { createNewDeviceNotices } from '../services/notices/new-device.ts'
+import { createSecurityLog } from '../services/accounts/security-log.ts'
 
 const AUDIT_PRUNE_MS = 3600_000
 
@@ -55,6 +57,10 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   app.metrics?.watchPasswords(passwords)
   const mail = opts.mail ?? createMailService({ ...config.mail, log: app.log })
   const audit = createAuditService({ database, retentionDays: config.auditRetentionDays, now })
+  // security notices to the holder (src/services/notices/index.ts), and the sign-ins from new devices that send one
+  const notices = createNotices({ database, mail, publicUrl: config.publicUrl, now })
+  const newDevices = createNewDeviceNotices({ database, notices, now })
+  const securityLog = createSecurityLog({ database })
   const emailHasher = createEmailHasher(config.mfa)
   const captcha = createCaptchaService(config.captcha)
   const promocodes = createPromocodeService({ db: database.db, now })
@@ -74,18 +80,18 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   // every API key revoked and every webhook endpoint disabled (docs/decisions.md, Recovery cuts off an intruder)
   const accessCutOff = createAccessCutOff({ database, audit, announceEnded: sessions.announceEnded })
   const recovery = createRecoveryService({
-    database, passwords, mail, audit, changeCredential: credentials.change, cutOff: accessCutOff, accountChanges, now, publicUrl: config.publicUrl
+    database, passwords, mail, notices, audit, changeCredential: credentials.change, cutOff: accessCutOff, accountChanges, now, publicUrl: config.publicUrl
   })
   const google = createGoogleService(config.google)
   const googleAccounts = createGoogleAccountService({
-    database, audit, mail, accountChanges, now,
+    database, audit, notices, accountChanges, now,
     changeCredential: credentials.change,
     signupFreeReports: config.signupFreeReports
   })
   // the current password is checked by sign-in's own check, backoff and all
   const checkPassword = accounts.signin
   const passwordChange = createPasswordChangeService({
-    database, passwords, mail, audit, sessionControl, checkPassword, accountChanges, changeCredential: credentials.change
+    database, passwords, notices, audit, sessionControl, checkPassword, accountChanges, changeCredential: credentials.change
   })
   const passwordProof = createPasswordProof({ database, now })
   const googleNonces = createGoogleNonces({ database, now })
@@ -127,10 +133,8 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
     intervalH: config.alerts.digestIntervalH, now, log: app.log
   })
   const roles = createRoleReader({ database })
-  // security notices to the holder (src/services/notices/index.ts)
-  const notices = createNotices({ database, mail, publicUrl: config.publicUrl, now })
   return {
-    alertDigest, unsubscribeTokens, roles, notices,
+    alertDigest, unsubscribeTokens, roles, notices, newDevices, securityLog,
     passwords, mail, audit, emailHasher, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
     sessionControl, credentials, accessCutOff, passwordChange, passwordProof, googleNonces, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor,
     passkeys, watches, alerts

@@ -9,6 +9,8 @@ import { deviceName } from '../sessions/device-name.ts'
 export interface Notice {
   /** what happened, as the holder reads it: "Your password was changed" */
   what: string
+  /** more of what happened, after the first line (what a password change kept working); never a secret */
+  details?: string
   /** the request that did it: its address and User-Agent (absent for an operator's command) */
   ip?: string | null
   userAgent?: string | null
@@ -31,6 +33,7 @@ export function createNotices (deps: NoticeDeps) {
     const lines = [
       notice.what + '.',
       '',
+      ...(notice.details ? [notice.details.trimEnd(), ''] : []),
       `When: ${at.toISOString().replace('T', ' ').slice(0, 16)} UTC`,
       `Device: ${deviceName(notice.userAgent ?? null) ?? (notice.userAgent ? 'an unknown device' : 'none (done by the service\'s operators)')}`,
       `IP address: ${notice.ip ?? 'none'}`
