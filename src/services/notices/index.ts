@@ -3,7 +3,6 @@
 // address, with a link to the account page, and never a secret. They go through the one mail path
 // (the outbox in development), after the answer has left: a slow mail server never delays a request.
 import type { Database } from '../../db/client.ts'
-import type { MailService } from '../accounts/mail.ts'
 import { deviceName } from '../sessions/device-name.ts'
 
 export interface Notice {
@@ -20,7 +19,8 @@ export interface Notice {
 
 export interface NoticeDeps {
   database: Database
-  mail: Pick<MailService, 'sendLater'>
+  /** the one mail path (src/services/accounts/mail.ts's sendLater), given, so that accounts may use notices */
+  mail: { sendLater: (mail: { to: string, subject: string, text: string }) => void }
   publicUrl: string
   now?: () => number
 }

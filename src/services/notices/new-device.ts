@@ -5,7 +5,6 @@
 // 90 days mails the holder a notice, unless they turned that notice off. An account with no known
 // device at all (its first sign-in, or its first since this check came) records one and mails nothing.
 import type { Database } from '../../db/client.ts'
-import type { RequestMeta } from '../accounts/audit.ts'
 import { deviceName } from '../sessions/device-name.ts'
 import { ipPrefix } from '../sessions/ip-prefix.ts'
 import type { Notices } from './index.ts'
@@ -27,6 +26,9 @@ const SIGNED_IN = `with prior as (
   )
   select p.any_known, p.known, u.new_device_notices as wanted from prior p join users u on u.id = $1`
 
+/** the request that signed in: its address and User-Agent */
+export interface SigninRequest { ip: string, userAgent?: string }
+
 export interface NewDeviceDeps {
   database: Database
   notices: Pick<Notices, 'send'>
@@ -40,7 +42,7 @@ export function createNewDeviceNotices (deps: NewDeviceDeps) {
      * A sign-in of `userId` completed (its second factor proved, where it has one): record the
      * device, and mail the notice when it is new to the account. True when a notice was sent.
      */
-    async signedIn (userId: string, meta: RequestMeta): Promise<boolean> {
+    async signedIn (userId: string, meta: SigninRequest): Promise<boolean> {
       const at = now()
       // an unnamed User-Agent (a program's) is one device: '' (the column is part of the key)
       const device = deviceName(meta.userAgent ?? null) ?? ''
