@@ -206,6 +206,9 @@ export const sessions = () => request('GET', '/auth/sessions')
 export const endSession = (sessionId) => request('DELETE', `/auth/sessions/${encodeURIComponent(sessionId)}`)
 export const endOtherSessions = () => request('DELETE', '/auth/sessions')
 export const changePassword = (currentPassword, newPassword) => request('POST', '/auth/password', { currentPassword, newPassword })
+export const securityEvents = (offset = 0, limit = 10) => request('GET', `/auth/security-events${query({ offset, limit })}`)
+export const noticeSettings = () => request('GET', '/auth/notices')
+export const setNoticeSettings = (settings) => request('PUT', '/auth/notices', settings)
 export async function deleteAccount (proof) {
   await request('DELETE', '/auth/account', proof)
   token = null

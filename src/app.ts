@@ -65,6 +65,7 @@ import passkeySigninRoutes from './routes/passkeys/signin.ts'
 import totpRoutes from './routes/mfa/totp.ts'
 import mfaVerifyRoutes from './routes/mfa/verify.ts'
 import adminUserActionRoutes from './routes/admin/user-actions.ts'
+import securityLogRoutes from './routes/accounts/security-log.ts'
 
 export const API_PREFIX = '/api/v1'
 
@@ -174,6 +175,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     await api.register(googleNonceRoutes, { prefix: '/auth' })
     await api.register(totpRoutes, { prefix: '/auth', config })
     await api.register(mfaVerifyRoutes, { prefix: '/auth' })
+    // the account's security log and its notice setting
+    await api.register(securityLogRoutes, { prefix: '/auth' })
     await api.register(apiKeyRoutes, { prefix: '/auth' })
     await api.register(passkeyRoutes, { prefix: '/auth' })
     await api.register(passkeySigninRoutes, { prefix: '/auth', config })

@@ -1,5 +1,5 @@
-// The account page: who you are, credits and subscription, Google link, password, signed-in sessions,
-// passkeys (./passkeys.js), two-step sign-in (./totp.js), deleting the account, and for programs API
+// The account page: who you are, credits and subscription, Google link, the security log and its
+// notice setting (./security-log.js), password, signed-in sessions, passkeys (./passkeys.js), two-step sign-in (./totp.js), deleting the account, and for programs API
 // keys and webhooks (./api-keys.js, ./webhooks.js). Each card loads and fails on its own, so one
 // refused request leaves the rest of the page usable.
 import * as api from '../api.js'
@@ -10,6 +10,7 @@ import { ProofCancelled, withFreshProof } from '../fresh-proof.js'
 import { googleProofButton } from '../google.js'
 import { apiKeysCard } from './api-keys.js'
 import { passkeysCard } from './passkeys.js'
+import { securityLogCard } from './security-log.js'
 import { webhooksCard } from './webhooks.js'
 import { totpCard } from './totp.js'
 import { revokedText } from '../revoked.js'
@@ -231,7 +232,7 @@ export function accountView (ctx) {
       // what this page load's password reset revoked (public/revoked.js)
       ctx.revoked ? h('p', { class: 'notice', role: 'status', id: 'account-revoked' }, 'When your password was reset: ', revokedText(ctx.revoked)) : null,
       h('div', { class: 'account-grid' },
-        h('div', { class: 'column' }, overviewCard(ctx), googleCard(ctx)),
+        h('div', { class: 'column' }, overviewCard(ctx), googleCard(ctx), securityLogCard(ctx)),
         h('div', { class: 'column' }, sessionsCard(ctx), passkeysCard(ctx), passwordCard(ctx), totpCard(ctx))),
       h('h2', { class: 'subhead programs-head' }, 'For your programs'),
       h('div', { class: 'account-grid' },

@@ -39,6 +39,8 @@ import { createRoleReader } from '../services/staff/roles.ts'
 import { createNotices } from '../services/notices/index.ts'
 import { createFactorRemoval } from '../services/accounts/factor-removal.ts'
 import { createStaffActions } from '../services/staff/actions.ts'
+import { createNewDeviceNotices } from '../services/notices/new-device.ts'
+import { createSecurityLog } from '../services/accounts/security-log.ts'
 
 const AUDIT_PRUNE_MS = 3600_000
 
@@ -57,6 +59,10 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   app.metrics?.watchPasswords(passwords)
   const mail = opts.mail ?? createMailService({ ...config.mail, log: app.log })
   const audit = createAuditService({ database, retentionDays: config.auditRetentionDays, now })
+  // security notices to the holder (src/services/notices/index.ts), and the sign-ins from new devices that send one
+  const notices = createNotices({ database, mail, publicUrl: config.publicUrl, now })
+  const newDevices = createNewDeviceNotices({ database, notices, now })
+  const securityLog = createSecurityLog({ database })
   const emailHasher = createEmailHasher(config.mfa)
   const captcha = createCaptchaService(config.captcha)
   const promocodes = createPromocodeService({ db: database.db, now })
@@ -76,18 +82,18 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   // every API key revoked and every webhook endpoint disabled (docs/decisions.md, Recovery cuts off an intruder)
   const accessCutOff = createAccessCutOff({ database, audit, announceEnded: sessions.announceEnded })
   const recovery = createRecoveryService({
-    database, passwords, mail, audit, changeCredential: credentials.change, cutOff: accessCutOff, accountChanges, now, publicUrl: config.publicUrl
+    database, passwords, mail, notices, audit, changeCredential: credentials.change, cutOff: accessCutOff, accountChanges, now, publicUrl: config.publicUrl
   })
   const google = createGoogleService(config.google)
   const googleAccounts = createGoogleAccountService({
-    database, audit, mail, accountChanges, now,
+    database, audit, notices, accountChanges, now,
     changeCredential: credentials.change,
     signupFreeReports: config.signupFreeReports
   })
   // the current password is checked by sign-in's own check, backoff and all
   const checkPassword = accounts.signin
   const passwordChange = createPasswordChangeService({
-    database, passwords, mail, audit, sessionControl, checkPassword, accountChanges, changeCredential: credentials.change
+    database, passwords, notices, audit, sessionControl, checkPassword, accountChanges, changeCredential: credentials.change
   })
   const passwordProof = createPasswordProof({ database, now })
   const googleNonces = createGoogleNonces({ database, now })
@@ -129,8 +135,6 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
     intervalH: config.alerts.digestIntervalH, now, log: app.log
   })
   const roles = createRoleReader({ database })
-  // security notices to the holder (src/services/notices/index.ts)
-  const notices = createNotices({ database, mail, publicUrl: config.publicUrl, now })
   // every second factor of an account removed: npm run factors and staff (src/services/accounts/factor-removal.ts)
   const factorRemoval = createFactorRemoval({ credentials, cutOff: accessCutOff })
   // disable, enable, credits, end sessions, remove factors, send a link (src/services/staff/actions.ts)
@@ -138,7 +142,7 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
     database, audit, cutOff: accessCutOff, removal: factorRemoval, recovery, accounts, announceEnded: sessions.announceEnded, accountChanges
   })
   return {
-    alertDigest, unsubscribeTokens, roles, notices, factorRemoval, staffActions,
+    alertDigest, unsubscribeTokens, roles, notices, newDevices, securityLog, factorRemoval, staffActions,
     passwords, mail, audit, emailHasher, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
     sessionControl, credentials, accessCutOff, passwordChange, passwordProof, googleNonces, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor,
     passkeys, watches, alerts

@@ -56,8 +56,8 @@ t.test('a squatter registers the address and the owner confirms it from their ow
   t.equal((await info(app, squatter.json().token)).statusCode, 401, "the squatter's session ended")
   t.equal((await signin(email, 'the squatter password 1')).json().status, 'error', "the squatter's password no longer signs in")
   t.equal((await info(app, linked.json().token)).statusCode, 200, 'the Google session goes on')
-  const mail = await smtp.waitFor((m) => smtp.mails.indexOf(m) >= before && m.to.includes(email) && m.subject === 'Your account now signs in with Google only')
-  t.match(mail.text, /was removed/)
+  const mail = await smtp.waitFor((m) => smtp.mails.indexOf(m) >= before && m.to.includes(email) && m.subject === 'Security notice: Your account was linked to a Google account')
+  t.match(mail.text, /signs in with Google only\. Its password had never been confirmed from this mailbox, so it was removed/)
   const kinds = (await app.database.query<{ kind: string }>('select kind from audit_events a join users u on u.id = a.user_id where u.email = $1 order by a.id', [email])).map((r) => r.kind)
   t.ok(kinds.includes('password.removed'), 'the removal is audited')
 

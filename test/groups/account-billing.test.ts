@@ -1,4 +1,4 @@
-// The account (sessions, deletion, pre-hijack), billing, recovery, the Google sign-in peer, the alert digest mail.
+// The account (sessions, deletion, pre-hijack, the security log and its notices), billing, recovery, the Google sign-in peer, the alert digest mail.
 import { runGroup } from '../group.ts'
 
 await runGroup([
@@ -14,5 +14,7 @@ await runGroup([
   'billing/webhook.test.ts',
   'accounts/recovery.test.ts',
   'accounts/idp.test.ts',
+  'accounts/security-events.test.ts',
+  'accounts/notices.test.ts',
   'alerts/digest.test.ts'
 ])

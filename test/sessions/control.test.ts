@@ -164,8 +164,8 @@ t.test('POST /auth/password: the current password, the sign-up policy, other ses
   t.same(ok.json(), { status: 'success' })
   t.equal((await info(app, there.token)).statusCode, 401, 'every other session ended')
   t.equal((await info(app, here.token)).statusCode, 200, 'this one goes on')
-  const mail = await smtp.waitFor((m) => smtp.mails.indexOf(m) >= before && m.to.includes(email) && m.subject === 'Your password was changed')
-  t.match(mail.text, /every other session of the account was signed out/)
+  const mail = await smtp.waitFor((m) => smtp.mails.indexOf(m) >= before && m.to.includes(email) && m.subject === 'Security notice: Your password was changed')
+  t.match(mail.text, /Every other session of the account was signed out/)
   t.notMatch(mail.text, NEW_PASSWORD, 'the mail holds no password')
 
   const old = await app.inject({ method: 'POST', url: '/api/v1/auth/signin', payload: { email, password: GOOD_PASSWORD } })

@@ -5,13 +5,16 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { BODY_ERRORS, errorResponses, PARAM_ERRORS } from '../../../schemas/common.ts'
 import { ApiKeyIdParamsSchema, ApiKeyListSchema, CreateApiKeyBodySchema, IssuedApiKeySchema } from '../../../schemas/api-keys.ts'
+import { AUDIT } from '../../services/accounts/audit.ts'
+import { NOTICE } from '../../services/notices/what.ts'
+import { requestMeta } from '../accounts/normalize.ts'
 
 const tags = ['auth']
 const security = [{ bearer: [] }]
 const iso = (d: Date | null) => d?.toISOString() ?? null
 
 const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { apiKeys } = app.services
+  const { apiKeys, audit, notices } = app.services
   app.addHook('onRequest', app.authenticate)
 
   app.post('/api-keys', {
@@ -25,6 +28,12 @@ const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { freshProof: true }
   }, async (request, reply) => {
     const issued = await apiKeys.create(request.user.id, request.body)
+    // a program given access: audited and told to the mailbox, by name and prefix, never the key (docs/security.md, Notices)
+    const meta = requestMeta(request)
+    await audit.record(AUDIT.apiKeyCreate, request.user.id, meta)
+    await notices.send(request.user.id, {
+      what: NOTICE.apiKeyCreated, details: `Its name: "${issued.name}" (pir_${issued.prefix}_…), scopes: ${issued.scopes.join(', ')}.`, ...meta
+    })
     // a 201 names what it made (RFC 9110 15.3.2): the key's own path, that DELETE revokes
     return reply.code(201).header('location', `${app.prefix}/api-keys/${issued.id}`).send({ ...issued, createdAt: issued.createdAt.toISOString(), expiresAt: iso(issued.expiresAt) })
   })

@@ -4,12 +4,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Unauthorized } from '../../errors.ts'
 import { refuseLevelOne } from '../../plugins/jwt.ts'
+import { requestMeta } from '../accounts/normalize.ts'
 
 /** the session of the request's user, proved by its second factor just now: its new level-2 token */
 export async function completeSecondFactor (app: FastifyInstance, request: FastifyRequest): Promise<string> {
   const { id, sid } = request.user
   // the session may have ended while the proof was checked
   if (!await app.sessions.setLevel(sid, 2, true)) throw new Unauthorized()
+  // a session at level 1 finishes its sign-in here: its device is recorded (src/routes/sessions/start.ts)
+  if (request.user.aal === 1) await app.services.newDevices.signedIn(id, requestMeta(request))
   return app.issueToken({ id, sid, aal: 2 })
 }
 

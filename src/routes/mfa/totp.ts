@@ -9,6 +9,7 @@ import { TotpConfirmBodySchema, TotpConfirmResultSchema, TotpRemoveBodySchema, T
 import type { Config } from '../../config.ts'
 import { Conflict, FactorProofRequired, notFound, Unauthorized } from '../../errors.ts'
 import { AUDIT } from '../../services/accounts/audit.ts'
+import { NOTICE } from '../../services/notices/what.ts'
 import { CODE_MESSAGES } from '../../services/accounts/second-factor.ts'
 import { requestMeta } from '../accounts/normalize.ts'
 import { refuseUnproved } from '../accounts/proof-refusal.ts'
@@ -18,7 +19,7 @@ const security = [{ bearer: [] }]
 const MINUTE = 60_000
 
 const totpRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
-  const { accounts, audit, mfa, credentials, secondFactor } = app.services
+  const { accounts, audit, mfa, credentials, secondFactor, notices } = app.services
   app.addHook('onRequest', app.authenticate)
   // guesses at a pending set-up's first code: a budget per account, as re-authentication has
   const confirmPerAccount = app.limiter({ name: 'mfa-confirm', max: config.rateLimits.signinEmail, timeWindow: 15 * MINUTE, key: (r) => r.user?.id })
@@ -67,6 +68,7 @@ const totpRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { 
         : await mfa.confirmPending(id, checked)
     if (codes === null) throw new Conflict('no authenticator app set-up is pending')
     await audit.record(AUDIT.mfaTotpConfirm, id, requestMeta(request))
+    await notices.send(id, { what: NOTICE.totpAdded, ...requestMeta(request) })
     // the session proved the factor just now
     if (!await app.sessions.setLevel(sid, 2, true)) throw new Unauthorized()
     return { status: 'success' as const, recoveryCodes: codes, token: app.issueToken({ id, sid, aal: 2 }) }
@@ -108,6 +110,7 @@ const totpRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { 
       return { status: 'success' as const, token: app.issueToken(request.user) }
     }
     await audit.record(AUDIT.mfaTotpRemove, id, requestMeta(request))
+    await notices.send(id, { what: NOTICE.totpRemoved, ...requestMeta(request) })
     const stillHasFactor = await mfa.hasFactor(id)
     if (!stillHasFactor && !await app.sessions.setLevel(sid, null, false)) throw new Unauthorized()
     return { status: 'success' as const, token: app.issueToken(stillHasFactor ? { id, sid, aal: 2 } : { id, sid }) }

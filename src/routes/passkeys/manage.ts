@@ -9,6 +9,7 @@ import { PasskeyListSchema, PasskeyRemoveBodySchema, RegisterPasskeyBodySchema, 
 import { BadRequest, Conflict, FactorProofRequired, notFound, ProofRefused, Unauthorized } from '../../errors.ts'
 import { PASSKEY_MESSAGES, type PasskeyListing } from '../../services/passkeys/index.ts'
 import { AUDIT } from '../../services/accounts/audit.ts'
+import { NOTICE } from '../../services/notices/what.ts'
 import { requestMeta } from '../accounts/normalize.ts'
 
 const tags = ['auth']
@@ -17,7 +18,7 @@ const security = [{ bearer: [] }]
 const shown = (p: PasskeyListing) => ({ ...p, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null })
 
 const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { passkeys, audit, credentials, mfa } = app.services
+  const { passkeys, audit, credentials, mfa, notices } = app.services
   app.addHook('onRequest', app.authenticate)
 
   app.post('/passkeys/register/options', {
@@ -52,6 +53,7 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
     const { id: userId, sid } = request.user
     await audit.record(AUDIT.passkeyAdded, userId, requestMeta(request))
+    await notices.send(userId, { what: NOTICE.passkeyAdded, details: `Its name: "${outcome.passkey.name}".`, ...requestMeta(request) })
     if (outcome.first && !await mfa.hasTotp(userId)) {
       // The account's first second factor: this session proved it just now, the others proved the
       // password (or Google) alone, and end.
@@ -106,6 +108,7 @@ const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // without a second factor left, the session has no level any more
     if (changed.value.left === 0 && !await mfa.hasTotp(userId) && !await app.sessions.setLevel(sid, null, false)) throw new Unauthorized()
     await audit.record(AUDIT.passkeyRemoved, request.user.id, requestMeta(request))
+    await notices.send(userId, { what: NOTICE.passkeyRemoved, ...requestMeta(request) })
     return reply.code(204).send(null)
   })
 }

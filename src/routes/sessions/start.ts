@@ -6,6 +6,7 @@ import { StaleCredential } from '../../errors.ts'
 import type { AuthUser } from '../../plugins/jwt.ts'
 import { ipPrefix, userAgentOf } from '../../services/sessions/ip-prefix.ts'
 import type { Level, SigninMeta } from '../../services/sessions/store.ts'
+import { requestMeta } from '../accounts/normalize.ts'
 
 declare module 'fastify' {
   interface Session {
@@ -45,5 +46,9 @@ export async function startSession (request: FastifyRequest, userId: string,
     await request.session.regenerate()
     return null
   }
+  // A sign-in is complete here unless its second factor is still to come (level 1): then it is
+  // complete at POST /auth/mfa/verify. A complete one records its device, and mails the holder a
+  // notice when the device is new to the account (docs/decisions.md, Security notices).
+  if (opts.aal !== 1) await request.server.services.newDevices.signedIn(userId, requestMeta(request))
   return opts.aal ? { id: userId, sid: request.session.publicId!, aal: opts.aal } : { id: userId, sid: request.session.publicId! }
 }

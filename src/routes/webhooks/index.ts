@@ -8,6 +8,9 @@ import {
   CreatedWebhookSchema, CreateWebhookBodySchema, QueuedDeliverySchema, RotatedWebhookSchema, WebhookDeliveryListSchema, WebhookListSchema
 } from '../../../schemas/webhooks.ts'
 import { limitRefused } from '../../plugins/refusal-log.ts'
+import { AUDIT } from '../../services/accounts/audit.ts'
+import { NOTICE } from '../../services/notices/what.ts'
+import { requestMeta } from '../accounts/normalize.ts'
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
 const DeliveryParams = Type.Object({ id: Type.String({ maxLength: 64 }), deliveryId: Type.String({ maxLength: 64 }) })
@@ -15,7 +18,7 @@ const security = [{ bearer: [] }]
 const tags = ['webhooks']
 
 const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { webhooks } = app.services
+  const { webhooks, audit, notices } = app.services
   app.addHook('onRequest', app.authenticate)
 
   app.post('/', {
@@ -28,6 +31,11 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
   }, async (request, reply) => {
     const created = await webhooks.create(request.user.id, request.body.url, request.body.events)
+    // audited and told to the mailbox by its host alone: a receiver's URL may carry its own secret
+    // in a path or query (docs/security.md, Notices)
+    const meta = requestMeta(request)
+    await audit.record(AUDIT.webhookCreate, request.user.id, meta)
+    await notices.send(request.user.id, { what: NOTICE.webhookAdded, details: `It sends events to ${new URL(created.url).host}.`, ...meta })
     // a 201 names what it made (RFC 9110 15.3.2): the endpoint's own path, that DELETE removes
     return reply.code(201).header('location', `${app.prefix}/${created.id}`).send(created)
   })

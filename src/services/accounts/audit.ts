@@ -35,6 +35,9 @@ export const AUDIT = {
   // endpoint disabled, beside the row of what called for it
   apiKeyRevoke: 'apikey.revoke',
   webhookDisable: 'webhook.disable',
+  // a program given access: the holder's security log shows them, and a notice is mailed (docs/security.md, Notices)
+  apiKeyCreate: 'apikey.create',
+  webhookCreate: 'webhook.create',
   // staff actions (docs/operations.md, Support): userId is the account acted on, actor_id the staff
   // member, details what they gave (reason, proof, delta, role)
   adminDisable: 'admin.disable',

@@ -6,7 +6,8 @@ import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
 import { users } from '../../db/schema.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
-import type { MailService } from './mail.ts'
+import type { Notices } from '../notices/index.ts'
+import { NOTICE } from '../notices/what.ts'
 import type { AccountChanges } from './changes.ts'
 import type { CredentialChanges } from '../sessions/credential-change.ts'
 
@@ -100,7 +101,8 @@ export type Disabled = { disabled: string }
 interface AccountDeps {
   database: Database
   audit: AuditService
-  mail: MailService
+  /** security notices: a link and an unlink (src/services/notices/index.ts) */
+  notices: Pick<Notices, 'send'>
   /** every credential change: the unproven password's removal, unlinking (src/services/sessions/credential-change.ts) */
   changeCredential: CredentialChanges['change']
   /** told when a user's account changes here (src/services/accounts/changes.ts) */
@@ -160,17 +162,18 @@ export function createGoogleAccountService (deps: AccountDeps) {
       const linked = dropPassword ? (await deps.changeCredential(before.id, null, link))?.value ?? null : await link(db)
       if (!linked) return null // changed under us: try again
       deps.accountChanges.changed(linked.id)
-      if (dropPassword) {
-        await deps.audit.record(AUDIT.passwordRemoved, linked.id, meta)
-        deps.mail.sendLater({
-          to: identity.email,
-          subject: 'Your account now signs in with Google only',
-          text: 'Your Profile Interest Reports account was just linked to your Google account.\n\n' +
-            'Its password had never been confirmed from this mailbox, so it was removed and every session signed in with it was signed out. ' +
-            'Sign in with Google; to have a password as well, set one with "Forgot password" on the sign-in page.\n'
-        })
-      }
+      if (dropPassword) await deps.audit.record(AUDIT.passwordRemoved, linked.id, meta)
       await deps.audit.record(AUDIT.idpLink, linked.id, meta)
+      // one notice for the link, which says so when the password went with it (docs/security.md, Notices)
+      await deps.notices.send(linked.id, {
+        what: NOTICE.googleLinked,
+        details: dropPassword
+          ? 'Your account now signs in with Google only. Its password had never been confirmed from this mailbox, so it was removed ' +
+            'and every session signed in with it was signed out. To have a password as well, set one with "Forgot password" on the sign-in page.'
+          : undefined,
+        ip: meta.ip,
+        userAgent: meta.userAgent
+      })
       return { userId: linked.id, isNewUser: false, credentialVersion: linked.credentialVersion }
     }
 
@@ -226,6 +229,7 @@ export function createGoogleAccountService (deps: AccountDeps) {
       if (!unlinked) return 'no-password'
       deps.accountChanges.changed(userId)
       await deps.audit.record(AUDIT.idpUnlink, userId, meta)
+      await deps.notices.send(userId, { what: NOTICE.googleUnlinked, ip: meta.ip, userAgent: meta.userAgent })
       return 'ok'
     }
   }

@@ -1,14 +1,15 @@
 // POST /auth/password (docs/decisions.md, Account control): a signed-in person changes their password. The current password
 // is checked by the sign-in's own check (the same per-address backoff, the same failure audit), so a
 // stolen JWT buys no faster guessing than the sign-in form; a success ends every other session and
-// tells the mailbox.
+// tells the mailbox with a security notice (docs/security.md, Notices).
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
 import { apiKeys, users, webhookEndpoints } from '../../db/schema.ts'
 import type { FieldError } from '../../../schemas/common.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
 import type { SigninOutcome } from './index.ts'
-import type { MailService } from './mail.ts'
+import type { Notices } from '../notices/index.ts'
+import { NOTICE } from '../notices/what.ts'
 import type { PasswordService } from './passwords.ts'
 import type { SessionControl } from '../sessions/control.ts'
 import type { AccountChanges } from './changes.ts'
@@ -28,7 +29,7 @@ export type PasswordChangeOutcome =
 interface Deps {
   database: Database
   passwords: PasswordService
-  mail: MailService
+  notices: Pick<Notices, 'send'>
   audit: AuditService
   sessionControl: SessionControl
   /** a password change is a credential change (src/services/sessions/credential-change.ts) */
@@ -43,7 +44,8 @@ export function createPasswordChangeService (deps: Deps) {
   const fail = (message: string): PasswordChangeOutcome => ({ status: 'error', fieldError: { field: 'password', message } })
 
   // A change made knowing the old password keeps the account's programs (docs/decisions.md,
-  // Recovery cuts off an intruder); the notice lists them, so that one the owner did not make is seen.
+  // Recovery cuts off an intruder); the notice lists them, so that one the owner did not make is seen:
+  // a webhook endpoint by its host, as its own notice names it (a receiver's URL may hold a secret).
   async function keptAccess (userId: string): Promise<string> {
     const [keys, endpoints] = await Promise.all([
       db.select({ name: apiKeys.name, prefix: apiKeys.prefix }).from(apiKeys)
@@ -52,7 +54,7 @@ export function createPasswordChangeService (deps: Deps) {
         .where(and(eq(webhookEndpoints.userId, userId), isNull(webhookEndpoints.disabledAt)))
     ])
     if (!keys.length && !endpoints.length) return ''
-    const lines = [...keys.map((k) => `- API key "${k.name}" (pir_${k.prefix}_…)`), ...endpoints.map((e) => `- webhook endpoint ${e.url}`)]
+    const lines = [...keys.map((k) => `- API key "${k.name}" (pir_${k.prefix}_…)`), ...endpoints.map((e) => `- a webhook endpoint at ${new URL(e.url).host}`)]
     return `These keep working:\n${lines.join('\n')}\n\n`
   }
 
@@ -82,13 +84,13 @@ export function createPasswordChangeService (deps: Deps) {
       if (!changed) return { status: 'unknown' }
       deps.accountChanges.changed(userId)
       await deps.audit.record(AUDIT.passwordChange, userId, meta)
-      deps.mail.sendLater({
-        to: user.email,
-        subject: 'Your password was changed',
-        text: 'The password of your Profile Interest Reports account was just changed, and every other session of the account was signed out.\n\n' +
-          await keptAccess(userId) +
+      await deps.notices.send(userId, {
+        what: NOTICE.passwordChanged,
+        details: 'Every other session of the account was signed out.\n\n' + await keptAccess(userId) +
           'If it was not you, reset your password now with "Forgot password" on the sign-in page: that signs everyone out again, ' +
-          'and revokes the API keys and disables the webhook endpoints.\n'
+          'and revokes the API keys and disables the webhook endpoints.',
+        ip: meta.ip,
+        userAgent: meta.userAgent
       })
       return { status: 'success' }
     }

@@ -7,6 +7,8 @@ import type { FieldError } from '../../../schemas/common.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
 import { hashLinkSecret, newLinkSecret } from './link-secrets.ts'
 import type { MailService } from './mail.ts'
+import type { Notices } from '../notices/index.ts'
+import { NOTICE } from '../notices/what.ts'
 import type { PasswordService } from './passwords.ts'
 import type { AccountChanges } from './changes.ts'
 import type { CredentialChanges } from '../sessions/credential-change.ts'
@@ -25,6 +27,8 @@ interface Deps {
   database: Database
   passwords: PasswordService
   mail: MailService
+  /** the security notice of a reset (docs/security.md, Notices) */
+  notices: Pick<Notices, 'send'>
   audit: AuditService
   /** a reset is a credential change: it ends every session of the account (src/services/sessions/credential-change.ts) */
   changeCredential: CredentialChanges['change']
@@ -135,6 +139,10 @@ export function createRecoveryService (deps: Deps) {
       await db.delete(signinFailures).where(eq(signinFailures.email, owner.email))
       await deps.audit.record(AUDIT.passwordReset, userId, meta)
       await deps.cutOff.settle(userId, cut, meta)
+      const revoked = cut.apiKeys.length + cut.webhooks.length
+        ? `\n${cut.apiKeys.length} API key(s) were revoked and ${cut.webhooks.length} webhook endpoint(s) disabled.`
+        : ''
+      await deps.notices.send(userId, { what: NOTICE.passwordReset, details: `Every session of the account was signed out.${revoked}`, ip: meta.ip, userAgent: meta.userAgent })
       return { status: 'success', revoked: cut }
     }
   }

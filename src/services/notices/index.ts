@@ -3,12 +3,13 @@
 // address, with a link to the account page, and never a secret. They go through the one mail path
 // (the outbox in development), after the answer has left: a slow mail server never delays a request.
 import type { Database } from '../../db/client.ts'
-import type { MailService } from '../accounts/mail.ts'
 import { deviceName } from '../sessions/device-name.ts'
 
 export interface Notice {
   /** what happened, as the holder reads it: "Your password was changed" */
   what: string
+  /** more of what happened, after the first line (what a password change kept working); never a secret */
+  details?: string
   /** the request that did it: its address and User-Agent (absent for an operator's command) */
   ip?: string | null
   userAgent?: string | null
@@ -18,7 +19,8 @@ export interface Notice {
 
 export interface NoticeDeps {
   database: Database
-  mail: Pick<MailService, 'sendLater'>
+  /** the one mail path (src/services/accounts/mail.ts's sendLater), given, so that accounts may use notices */
+  mail: { sendLater: (mail: { to: string, subject: string, text: string }) => void }
   publicUrl: string
   now?: () => number
 }
@@ -31,6 +33,7 @@ export function createNotices (deps: NoticeDeps) {
     const lines = [
       notice.what + '.',
       '',
+      ...(notice.details ? [notice.details.trimEnd(), ''] : []),
       `When: ${at.toISOString().replace('T', ' ').slice(0, 16)} UTC`,
       `Device: ${deviceName(notice.userAgent ?? null) ?? (notice.userAgent ? 'an unknown device' : 'none (done by the service\'s operators)')}`,
       `IP address: ${notice.ip ?? 'none'}`
