@@ -26,6 +26,8 @@ export function environment (env: Source = process.env, file = join(process.cwd(
 
 // The test suite's database choice, read here so that nothing else touches process.env.
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? ''
+/** the test suite's events transport: empty for LISTEN/NOTIFY, or a Redis URL the tests' apps and servers use */
+export const testEventsUrl = process.env.TEST_EVENTS_URL ?? ''
 export type { DatabaseConfig } from './config/database.ts'
 
 export interface Config {
@@ -61,6 +63,8 @@ export interface Config {
   google: { clientIds: string[], certsUrl: string }
   stripe: { secretKey: string, webhookSecret: string, priceId: string, apiUrl: string }
   redisUrl: string
+  /** how instances tell each other of events: empty for PostgreSQL LISTEN/NOTIFY, or a Redis URL (docs/decisions.md, Events through a broker) */
+  eventsUrl: string
   workers: number
   queue: { jobExpireSeconds: number, maintenanceSeconds: number }
   ingest: { token: string, bodyLimit: number }
@@ -180,6 +184,7 @@ function toConfig (e: Env, { database, secrets, captchaOn, metricsPort }: Derive
     google: { clientIds: list(e.GOOGLE_CLIENT_IDS), certsUrl: e.GOOGLE_CERTS_URL },
     stripe: { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET, priceId: e.STRIPE_PRICE_ID, apiUrl: e.STRIPE_API_URL },
     redisUrl: e.REDIS_URL,
+    eventsUrl: e.EVENTS_URL,
     workers: e.WORKERS,
     queue: { jobExpireSeconds: e.REPORT_JOB_EXPIRE_S, maintenanceSeconds: e.QUEUE_MAINTENANCE_S },
     ingest: { token: e.INGEST_TOKEN, bodyLimit: e.INGEST_BODY_LIMIT },
