@@ -27,6 +27,7 @@ async function metricsPlugin (app: FastifyInstance, opts: MetricsPluginOptions) 
   metrics.watchDatabase(app.database)
   metrics.watchSse(app.sseHub)
   metrics.watchQueue(app.queue.boss, [GENERATE_QUEUE, FAILED_QUEUE])
+  metrics.watchEvents(app.events)
 
   app.addHook('onResponse', async (request, reply) => {
     const type = reply.getHeader('content-type') ?? reply.raw.getHeader('content-type')
@@ -36,4 +37,4 @@ async function metricsPlugin (app: FastifyInstance, opts: MetricsPluginOptions) 
   })
 }
 
-export default fp(metricsPlugin, { name: 'metrics', dependencies: ['db', 'sse', 'queue'] })
+export default fp(metricsPlugin, { name: 'metrics', dependencies: ['db', 'events', 'sse', 'queue'] })

@@ -32,7 +32,7 @@ t.test('the broker connection cut mid-stream: what was published meanwhile reach
   await seedReportData(database.db)
   const env = { SIGNUP_FREE_REPORTS: '10' }
   const a = await build(t, { ...env, EVENTS_URL: `redis://127.0.0.1:${REDIS_PORT}` }, { database })
-  const b = await build(t, { ...env, EVENTS_URL: proxy.url }, { database: await sameDatabase(t, database) })
+  const b = await build(t, { ...env, EVENTS_URL: proxy.url, METRICS_PORT: '0' }, { database: await sameDatabase(t, database) })
   const baseB = await listen(b)
   t.teardown(() => closeApp(b))
   await until(() => a.events.state().connected && b.events.state().connected, { what: 'both instances connected to the broker' })
@@ -55,6 +55,7 @@ t.test('the broker connection cut mid-stream: what was published meanwhile reach
   await proxy.cut()
   await until(() => b.events.state().connected === false, { what: 'B to see its broker connection lost' })
   const reconnectsBefore = b.events.state().reconnects
+  t.match(await b.metrics!.scrape(), /^pir_events_broker_connected 0$/m, 'the metrics show the broker connection down')
   // the rest of the generation and two alerts, each committed and published while B is cut off
   await createReportGenerator({ database, events: a.events }).run(id)
   const meanwhile = await raise(a, [change(watched, '2026-02'), change(watched, '2026-03')])
@@ -65,6 +66,9 @@ t.test('the broker connection cut mid-stream: what was published meanwhile reach
   await report.waitFor((r) => r.some((e) => e.type === 'done'), 'the events published while cut, after the reconnect')
   await alerts.waitFor((r) => r.length === 3, 'the alerts raised while cut, after the reconnect')
   t.ok(b.events.state().reconnects > reconnectsBefore, 'B reconnected to the broker')
+  const scrape = await b.metrics!.scrape()
+  t.match(scrape, /^pir_events_broker_connected 1$/m, 'and up again')
+  t.match(scrape, /^pir_events_reconnects_total\{transport="redis"\} [1-9]\d*$/m, 'and the reconnect counted')
   t.same(seen(report), [{ id: '', event: 'status', data: { reportId: id, status: 'draft', progress: 0, stage: null } }, ...generationEvents(id)],
     'every event of the report once, in order')
   t.same(alerts.received.map((r) => r.id), [...first, ...meanwhile].map((r) => String(r.seq)), 'every alert once, in order')

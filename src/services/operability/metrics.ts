@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Database } from '../../db/client.ts'
+import type { TransportState } from '../events/transport.ts'
 
 /** what the metrics need of the queue: pg-boss's getQueueSize */
 export interface QueueSizes {
@@ -212,6 +213,30 @@ export function createMetrics () {
     }
   })
 
+  // The events transport (src/services/events/): whether the broker connection is up, and how often
+  // the subscriptions were made again (each one a catch-up from the database).
+  let events: { state: () => TransportState } | undefined
+  new Gauge({
+    name: 'pir_events_broker_connected',
+    help: 'EVENTS_URL set: 1 while this process\'s subscriber connection to the events broker is up (streams catch up from the database when it comes back)',
+    registers,
+    collect () {
+      const s = events?.state()
+      if (s?.connected !== undefined) this.set(s.connected ? 1 : 0)
+    }
+  })
+  new Counter({
+    name: 'pir_events_reconnects_total',
+    help: 'Times this process\'s events subscriptions were made again after a lost connection (the broker\'s, or the LISTEN connection), each followed by a catch-up from the database',
+    labelNames: ['transport'] as const,
+    registers,
+    collect () {
+      this.reset()
+      const s = events?.state()
+      if (s) this.inc({ transport: s.transport }, s.reconnects)
+    }
+  })
+
   return {
     registry,
     contentType: registry.contentType,
@@ -243,6 +268,9 @@ export function createMetrics () {
     },
     watchPasswords (source: { readonly verifications: number }): void {
       passwords = source
+    },
+    watchEvents (source: { state: () => TransportState }): void {
+      events = source
     }
   }
 }
