@@ -4,7 +4,8 @@
 // to its end and alerts are raised, each published to the broker, which B, cut off, does not hear.
 // When the proxy is back, B subscribes again and catches up from the database: every event reaches
 // its stream, once and in order. Nothing is lost to the broker (docs/decisions.md, Events through a
-// broker). The machine's Redis is never touched.
+// broker). The machine's Redis is never touched. And an instance subscribes to a channel only while
+// a stream of it is open there.
 import { Redis } from 'ioredis'
 import t from '../tap.ts'
 import { build, freshDatabase, onPostgres, signedInUser } from '../helper.ts'
@@ -72,4 +73,41 @@ t.test('the broker connection cut mid-stream: what was published meanwhile reach
   t.same(seen(report), [{ id: '', event: 'status', data: { reportId: id, status: 'draft', progress: 0, stage: null } }, ...generationEvents(id)],
     'every event of the report once, in order')
   t.same(alerts.received.map((r) => r.id), [...first, ...meanwhile].map((r) => String(r.seq)), 'every alert once, in order')
+})
+
+t.test('with the broker, an instance subscribes to a report\'s and a user\'s channel while a stream of them is open there, and leaves them after the last', { skip }, async (t) => {
+  const redis = new Redis(REDIS_PORT, '127.0.0.1')
+  t.teardown(() => redis.disconnect())
+  const database = await freshDatabase(t)
+  await seedReportData(database.db)
+  const a = await build(t, { EVENTS_URL: `redis://127.0.0.1:${REDIS_PORT}` }, { database })
+  const b = await build(t, { EVENTS_URL: `redis://127.0.0.1:${REDIS_PORT}` }, { database: await sameDatabase(t, database) })
+  const baseB = await listen(b)
+  t.teardown(() => closeApp(b))
+  const user = await signedInUser(a)
+  const userId = await userIdOf(a, user.email)
+  const id = await createReport(a, user.auth)
+  const reportChannel = `pir-events:report_events:${id}`
+  const alertChannel = `pir-events:alerts:${userId}`
+  /** the connections subscribed to each channel, every instance's (only B holds streams) */
+  const subscribers = async () => {
+    const [, reports, , alerts] = await redis.pubsub('NUMSUB', reportChannel, alertChannel) as [string, number, string, number]
+    return { reports, alerts }
+  }
+  t.same(await subscribers(), { reports: 0, alerts: 0 }, 'no stream open: no subscription anywhere')
+  const streams = [
+    openEventSource(`${baseB}/api/v1/sse/${id}`, user.auth),
+    openEventSource(`${baseB}/api/v1/sse/${id}`, { cookie: user.cookie }),
+    openEventSource(`${baseB}/api/v1/sse/alerts`, user.auth)
+  ]
+  t.teardown(() => { for (const s of streams) s.close() })
+  await until(async () => streams.every((s) => s.opens() === 1) && b.sseHub.subscriberCount() === 2, { what: 'the streams open on B' })
+  t.same(await subscribers(), { reports: 1, alerts: 1 }, 'one subscription of B per channel, however many streams')
+  streams[0].close()
+  await until(() => b.sseHub.subscriberCount() === 1, { what: 'one report stream to leave' })
+  t.same(await subscribers(), { reports: 1, alerts: 1 }, 'kept while a stream of the report is open')
+  streams[1].close()
+  streams[2].close()
+  await until(async () => { const s = await subscribers(); return s.reports === 0 && s.alerts === 0 }, { what: 'B to leave both channels' })
+  t.pass('left after the last stream of each')
 })
