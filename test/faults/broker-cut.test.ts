@@ -56,7 +56,7 @@ t.test('the broker connection cut mid-stream: what was published meanwhile reach
   await proxy.cut()
   await until(() => b.events.state().connected === false, { what: 'B to see its broker connection lost' })
   const reconnectsBefore = b.events.state().reconnects
-  t.match(await b.metrics!.scrape(), /^pir_events_broker_connected 0$/m, 'the metrics show the broker connection down')
+  t.match(await b.metrics!.scrape(), /^pir_events_broker_connected\{transport="redis"\} 0$/m, 'the metrics show the broker connection down')
   // the rest of the generation and two alerts, each committed and published while B is cut off
   await createReportGenerator({ database, events: a.events }).run(id)
   const meanwhile = await raise(a, [change(watched, '2026-02'), change(watched, '2026-03')])
@@ -68,7 +68,7 @@ t.test('the broker connection cut mid-stream: what was published meanwhile reach
   await alerts.waitFor((r) => r.length === 3, 'the alerts raised while cut, after the reconnect')
   t.ok(b.events.state().reconnects > reconnectsBefore, 'B reconnected to the broker')
   const scrape = await b.metrics!.scrape()
-  t.match(scrape, /^pir_events_broker_connected 1$/m, 'and up again')
+  t.match(scrape, /^pir_events_broker_connected\{transport="redis"\} 1$/m, 'and up again')
   t.match(scrape, /^pir_events_reconnects_total\{transport="redis"\} [1-9]\d*$/m, 'and the reconnect counted')
   t.same(seen(report), [{ id: '', event: 'status', data: { reportId: id, status: 'draft', progress: 0, stage: null } }, ...generationEvents(id)],
     'every event of the report once, in order')

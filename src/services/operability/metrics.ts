@@ -219,10 +219,12 @@ export function createMetrics () {
   new Gauge({
     name: 'pir_events_broker_connected',
     help: 'EVENTS_URL set: 1 while this process\'s subscriber connection to the events broker is up (streams catch up from the database when it comes back)',
+    // labelled so that it has no series at all without a broker (an unlabelled gauge would read 0)
+    labelNames: ['transport'] as const,
     registers,
     collect () {
       const s = events?.state()
-      if (s?.connected !== undefined) this.set(s.connected ? 1 : 0)
+      if (s?.connected !== undefined) this.set({ transport: s.transport }, s.connected ? 1 : 0)
     }
   })
   new Counter({
