@@ -6,8 +6,9 @@
 /** concept -> the concepts it may use */
 const CONCEPTS = {
   caches: [],
+  events: [],
   limits: [],
-  operability: [],
+  operability: ['events'],
   outbound: [],
   ingest: [],
   demo: ['ingest'],
@@ -17,9 +18,9 @@ const CONCEPTS = {
   passkeys: ['sessions', 'caches', 'limits'],
   notices: ['sessions'],
   accounts: ['sessions', 'billing', 'mfa', 'passkeys', 'notices', 'caches', 'limits'],
-  reports: ['accounts', 'billing', 'webhooks', 'caches', 'limits'],
+  reports: ['accounts', 'billing', 'webhooks', 'events', 'caches', 'limits'],
   watches: ['reports', 'billing', 'caches', 'limits'],
-  alerts: ['watches', 'reports', 'accounts', 'webhooks', 'caches', 'limits'],
+  alerts: ['watches', 'reports', 'accounts', 'webhooks', 'events', 'caches', 'limits'],
   streams: ['reports', 'alerts', 'sessions', 'caches'],
   images: ['outbound', 'caches', 'limits'],
   'api-keys': ['sessions', 'caches', 'limits'],

@@ -42,6 +42,7 @@ export const EnvSchema = Type.Object({
   STRIPE_PRICE_ID: Type.String({ default: '' }),
   STRIPE_API_URL: Type.String({ default: '' }),
   REDIS_URL: Type.String({ default: '' }),
+  EVENTS_URL: Type.String({ default: '' }),
   WORKERS: Int(1, 0, 64),
   REPORT_JOB_EXPIRE_S: Int(120, 1, 86400),
   QUEUE_MAINTENANCE_S: Int(30, 1, 3600),

@@ -130,7 +130,7 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     documentPrefixes: [`${API_PREFIX}/docs`],
     googleSignIn: config.google.clientIds.length > 0
   })
-  await app.register(eventsPlugin)
+  await app.register(eventsPlugin, { url: config.eventsUrl })
   await app.register(sessionsPlugin, {
     idleSeconds: config.session.idleTtl, absoluteSeconds: config.session.absoluteTtl, jwtTtlSeconds: config.jwt.ttl, reconcileS: config.sessionReconcileS, now: deps.now
   })

@@ -28,6 +28,8 @@ export function environment (env: Source = process.env, file = join(process.cwd(
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? ''
 /** a PgBouncer in front of TEST_DATABASE_URL's server (.ci/pgbouncer): the service's connections go through it */
 export const testPoolerUrl = process.env.TEST_POOLER_URL ?? ''
+/** the test suite's events transport: empty for LISTEN/NOTIFY, or a Redis URL the tests' apps and servers use */
+export const testEventsUrl = process.env.TEST_EVENTS_URL ?? ''
 export type { DatabaseConfig } from './config/database.ts'
 
 export interface Config {
@@ -65,6 +67,8 @@ export interface Config {
   google: { clientIds: string[], certsUrl: string }
   stripe: { secretKey: string, webhookSecret: string, priceId: string, apiUrl: string }
   redisUrl: string
+  /** how instances tell each other of events: empty for PostgreSQL LISTEN/NOTIFY, or a Redis URL (docs/decisions.md, Events through a broker) */
+  eventsUrl: string
   workers: number
   queue: { jobExpireSeconds: number, maintenanceSeconds: number }
   ingest: { token: string, bodyLimit: number }
@@ -185,6 +189,7 @@ function toConfig (e: Env, { database, secrets, captchaOn, metricsPort }: Derive
     google: { clientIds: list(e.GOOGLE_CLIENT_IDS), certsUrl: e.GOOGLE_CERTS_URL },
     stripe: { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET, priceId: e.STRIPE_PRICE_ID, apiUrl: e.STRIPE_API_URL },
     redisUrl: e.REDIS_URL,
+    eventsUrl: e.EVENTS_URL,
     workers: e.WORKERS,
     queue: { jobExpireSeconds: e.REPORT_JOB_EXPIRE_S, maintenanceSeconds: e.QUEUE_MAINTENANCE_S },
     ingest: { token: e.INGEST_TOKEN, bodyLimit: e.INGEST_BODY_LIMIT },

@@ -9,7 +9,7 @@ import { type PGlite } from '@electric-sql/pglite'
 import postgres from 'postgres'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { buildApp, type AppDeps } from '../src/app.ts'
-import { loadConfig, testDatabaseUrl, type Config } from '../src/config.ts'
+import { loadConfig, testDatabaseUrl, testEventsUrl, type Config } from '../src/config.ts'
 import { createDatabase, type Database } from '../src/db/client.ts'
 import { loggerOptions } from '../src/logger.ts'
 import { createFromTemplate, pgliteTemplateDir, scratch, serviceDatabase } from './db-template.ts'
@@ -129,6 +129,8 @@ export function testConfig (t: Tap, env: Record<string, string> = {}): Config {
     SESSION_SECRET: 'test-session-secret-0123456789abcdefghijkl',
     MFA_ENCRYPTION_KEY: 'test-mfa-encryption-key-0123456789abcdef',
     WORKERS: '0',
+    // the suite's events transport (TEST_EVENTS_URL): LISTEN/NOTIFY, or a broker every app shares
+    EVENTS_URL: testEventsUrl,
     ...CHEAP_ARGON2,
     ...env
   })

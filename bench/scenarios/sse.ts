@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createDatabase, type Db } from '../../src/db/client.ts'
+import { notifyPublisher } from '../../src/services/events/index.ts'
 import { announce, appendEvent } from '../../src/services/reports/events.ts'
 import { freshDatabase } from '../lib/database.ts'
 import { hardNofile, ROOT, softNofile, startChild, type Child } from '../lib/processes.ts'
@@ -200,7 +201,7 @@ export const sse: Scenario = {
       async publish (seq) {
         const got = await database.db.transaction(async (tx) => await appendEvent(tx as unknown as Db, reportId, 'status', data(seq)))
         if (got !== seq) throw new Error(`expected event seq ${seq}, the table gave ${got}`)
-        await announce(database, reportId, [got])
+        await announce(notifyPublisher(database), reportId, [got])
       }
     }
     const rawTarget: Target = {

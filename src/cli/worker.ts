@@ -14,6 +14,7 @@ import { createUnsubscribeTokens } from '../services/alerts/unsubscribe-tokens.t
 import { API_PREFIX } from '../app.ts'
 import { startAlertLoop } from '../jobs/alerts.ts'
 import { createReportGenerator } from '../services/reports/generation.ts'
+import { createEventPublisher } from '../services/events/index.ts'
 import { createMetrics } from '../services/operability/metrics.ts'
 import { serveMetrics } from '../startup.ts'
 import { onStop } from '../stop-signals.ts'
@@ -36,11 +37,13 @@ const count = Math.max(1, config.workers)
 const metrics = config.metricsPort !== null ? createMetrics({ worker: true }) : null
 metrics?.watchDatabase(database)
 metrics?.watchQueue(boss, [GENERATE_QUEUE, FAILED_QUEUE])
-await startWorkers(boss, createReportGenerator({ database, webhookScheduleS: config.webhooks.retryScheduleS }), count, metrics?.observeJob)
+// EVENTS_URL: the report events and alerts are announced on the broker the web instances listen to
+const events = createEventPublisher({ url: config.eventsUrl, database })
+await startWorkers(boss, createReportGenerator({ database, webhookScheduleS: config.webhooks.retryScheduleS, events }), count, metrics?.observeJob)
 // webhook deliveries beside the report jobs (docs/decisions.md, Webhooks)
 const deliveries = startDeliveryLoop(database, { webhooks: config.webhooks, log })
 // the alerts of watched profiles an import marked (docs/decisions.md, Watches and alerts)
-const alerts = startAlertLoop(database, { alerts: config.alerts, webhooks: config.webhooks, log })
+const alerts = startAlertLoop(database, { alerts: config.alerts, webhooks: config.webhooks, log, events })
 // the alert digest mails beside them (docs/decisions.md, Watches and alerts)
 const mail = createMailService({ ...config.mail, log })
 const digests = startDigestLoop(createAlertDigest({
@@ -57,5 +60,6 @@ onStop(10_000, log, async ({ signal, err }) => {
   await Promise.all([boss.stop({ graceful: true, wait: true, timeout: 8000 }), deliveries.stop(), alerts.stop(), digests.stop()])
   await mail.close()
   await metricsListener?.close()
+  await events.close()
   await database.close()
 })

@@ -32,6 +32,7 @@ export function checkFormats (e: Env, problems: string[]): void {
   }
   if (e.PUBLIC_URL) checkUrl('PUBLIC_URL', e.PUBLIC_URL, ['https:', 'http:'], problems)
   if (e.REDIS_URL) checkUrl('REDIS_URL', e.REDIS_URL, ['redis:', 'rediss:'], problems)
+  if (e.EVENTS_URL) checkUrl('EVENTS_URL', e.EVENTS_URL, ['redis:', 'rediss:'], problems, 'or empty for PostgreSQL LISTEN/NOTIFY')
   if (e.SMTP_URL) checkUrl('SMTP_URL', e.SMTP_URL, ['smtp:', 'smtps:'], problems)
   if (e.CAPTCHA_VERIFY_URL) checkUrl('CAPTCHA_VERIFY_URL', e.CAPTCHA_VERIFY_URL, ['https:', 'http:'], problems)
   checkTrustProxy(list(e.TRUST_PROXY), problems)

@@ -4,6 +4,7 @@
 // within a moment, and runs batch after batch while profiles are pending.
 import type { Database } from '../db/client.ts'
 import { createAlertRaiser, type AlertRaiser } from '../services/alerts/raising.ts'
+import type { EventPublisher } from '../services/events/transport.ts'
 import { startPolling } from './polling.ts'
 
 /** a claimed batch is kept from other workers this long: far longer than a batch takes to compute and commit */
@@ -20,6 +21,8 @@ export interface AlertLoopOptions {
   leaseMs?: number
   now?: () => number
   log: { warn: (o: object, m: string) => void }
+  /** where the alerts are announced: the process's events transport (NOTIFY in the transaction when not given) */
+  events?: Pick<EventPublisher, 'staged'>
 }
 
 export function alertRaiser (database: Database, opts: AlertLoopOptions): AlertRaiser {
@@ -28,7 +31,9 @@ export function alertRaiser (database: Database, opts: AlertLoopOptions): AlertR
     batchProfiles: opts.alerts.batchProfiles,
     leaseMs: opts.leaseMs ?? ALERT_LEASE_MS,
     webhookScheduleS: opts.webhooks.retryScheduleS,
-    now: opts.now
+    now: opts.now,
+    events: opts.events,
+    log: opts.log
   })
 }
 

@@ -1,46 +1,27 @@
-// The LISTEN/NOTIFY bus: one LISTEN per channel per instance, fanned out in memory.
+// app.events: how this instance hears what other processes did, and tells them (src/services/events/,
+// docs/decisions.md, Events through a broker). EVENTS_URL chooses the transport at start: empty,
+// PostgreSQL LISTEN/NOTIFY (one LISTEN per channel per instance, fanned out in memory); redis://…,
+// Redis for the streams' channels, subscribed to only while a stream here needs them.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
+import { createEventTransport, type EventTransport } from '../services/events/index.ts'
 
-type Handler = (payload: string) => void
-
-export interface EventBus {
-  /** handle every NOTIFY on channel; onListen runs on each (re)connect, to catch up on anything missed */
-  on: (channel: string, handler: Handler, onListen?: () => void) => Promise<void>
-  publish: (channel: string, payload: string) => Promise<void>
-}
+export type EventBus = EventTransport
 
 declare module 'fastify' {
   interface FastifyInstance { events: EventBus }
 }
 
-async function eventsPlugin (app: FastifyInstance) {
-  const channels = new Map<string, { handlers: Set<Handler>, reconnects: Set<() => void> }>()
-  const unlisteners: Array<() => Promise<void>> = []
+export interface EventsPluginOptions {
+  /** EVENTS_URL: empty for LISTEN/NOTIFY, or a Redis URL */
+  url: string
+}
 
-  const bus: EventBus = {
-    async on (channel, handler, onListen) {
-      let entry = channels.get(channel)
-      if (!entry) {
-        const created = { handlers: new Set<Handler>(), reconnects: new Set<() => void>() }
-        entry = created
-        channels.set(channel, created)
-        const unlisten = await app.database.listen(channel, (payload) => {
-          for (const h of created.handlers) {
-            try { h(payload) } catch (err) { app.log.error({ err, channel }, 'event handler failed') }
-          }
-        }, () => { for (const r of created.reconnects) r() })
-        unlisteners.push(unlisten)
-      }
-      entry.handlers.add(handler)
-      if (onListen) entry.reconnects.add(onListen)
-    },
-    publish: (channel, payload) => app.database.notify(channel, payload)
-  }
+async function eventsPlugin (app: FastifyInstance, opts: EventsPluginOptions) {
+  const bus = createEventTransport({ url: opts.url, database: app.database, log: app.log })
   app.decorate('events', bus)
-  app.addHook('preClose', async () => {
-    await Promise.allSettled(unlisteners.map((u) => u()))
-  })
+  // after preClose, in which the queue's workers finish their jobs and announce their last events
+  app.addHook('onClose', async () => { await bus.close() })
 }
 
 export default fp(eventsPlugin, { name: 'events', dependencies: ['db'] })

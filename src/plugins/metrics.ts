@@ -28,6 +28,7 @@ async function metricsPlugin (app: FastifyInstance, opts: MetricsPluginOptions) 
   metrics.watchSse(app.sseHub)
   metrics.watchQueue(app.queue.boss, [GENERATE_QUEUE, FAILED_QUEUE])
   metrics.watchReconcile({ reconciles: app.sessions.reconciles, inSync: app.sessions.endedSetInSync })
+  metrics.watchEvents(app.events)
 
   app.addHook('onResponse', async (request, reply) => {
     const type = reply.getHeader('content-type') ?? reply.raw.getHeader('content-type')
@@ -37,4 +38,4 @@ async function metricsPlugin (app: FastifyInstance, opts: MetricsPluginOptions) 
   })
 }
 
-export default fp(metricsPlugin, { name: 'metrics', dependencies: ['db', 'sse', 'queue', 'sessions'] })
+export default fp(metricsPlugin, { name: 'metrics', dependencies: ['db', 'events', 'sse', 'queue', 'sessions'] })

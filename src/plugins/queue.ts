@@ -33,10 +33,10 @@ export interface QueuePluginOptions extends QueueOptions {
 async function queuePlugin (app: FastifyInstance, opts: QueuePluginOptions) {
   const boss = await startQueue(app.database, opts, app.log)
   app.decorate('queue', { boss, reports: reportQueue(boss, opts) })
-  const generator = createReportGenerator({ database: app.database, now: opts.now, accountChanges: app.accountChanges, webhookScheduleS: opts.webhooks.retryScheduleS })
+  const generator = createReportGenerator({ database: app.database, now: opts.now, accountChanges: app.accountChanges, webhookScheduleS: opts.webhooks.retryScheduleS, events: app.events })
   await startWorkers(boss, generator, opts.workers, opts.observeJob)
   const deliveries = opts.workers > 0 ? startDeliveryLoop(app.database, { webhooks: opts.webhooks, log: app.log }) : null
-  const alerts = opts.workers > 0 ? startAlertLoop(app.database, { alerts: opts.alerts, webhooks: opts.webhooks, now: opts.now, log: app.log }) : null
+  const alerts = opts.workers > 0 ? startAlertLoop(app.database, { alerts: opts.alerts, webhooks: opts.webhooks, now: opts.now, log: app.log, events: app.events }) : null
   // the alert digests beside the deliveries; their service (and its mailer) is registered after this plugin
   let digests: { stop: () => Promise<void> } | null = null
   if (opts.workers > 0) app.addHook('onReady', async () => { digests = startDigestLoop(app.services.alertDigest, { log: app.log }) })
@@ -45,4 +45,4 @@ async function queuePlugin (app: FastifyInstance, opts: QueuePluginOptions) {
   })
 }
 
-export default fp(queuePlugin, { name: 'queue', dependencies: ['db', 'account-changes'] })
+export default fp(queuePlugin, { name: 'queue', dependencies: ['db', 'events', 'account-changes'] })

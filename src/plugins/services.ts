@@ -74,7 +74,7 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
     publicUrl: config.publicUrl,
     signupFreeReports: config.signupFreeReports
   })
-  const reports = createReportService({ database, queue: app.queue.reports, now, accountChanges })
+  const reports = createReportService({ database, queue: app.queue.reports, now, accountChanges, events: app.events })
   const announceEnded = async (publicIds: string[]) => { sessions.announceEnded(publicIds) }
   const sessionControl = createSessionControl({ database, announceEnded, now })
   // every credential change goes through credentials.change (docs/decisions.md, Credential versions)

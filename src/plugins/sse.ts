@@ -1,5 +1,6 @@
-// The SSE hubs' lifecycle: one subscription to report_events and one to alerts for the whole
-// process (the report hub and the users' alert hub, src/services/streams/alert-hub.ts), one heartbeat
+// The SSE hubs' lifecycle: one handler of report_events and one of alerts for the whole process (the
+// report hub and the users' alert hub, src/services/streams/alert-hub.ts), which with a broker
+// subscribes to a report's or a user's channel while a stream of it is open here, one heartbeat
 // timer for every open stream, and every stream ended first thing on close (clients resume on
 // another instance with Last-Event-ID), so that no stream holds the server open. Streams also end
 // (`event: end`) when their session ends, their report is deleted or their Bearer token expires. A
@@ -42,14 +43,18 @@ async function ssePlugin (app: FastifyInstance, opts: SsePluginOptions) {
     log: app.log,
     maxStreamsPerUser: opts.maxStreamsPerUser,
     otherStreams: (userId) => alerts.streamsOf(userId),
-    sessionEnded: app.sessions.isEnded
+    sessionEnded: app.sessions.isEnded,
+    watch: (reportId) => app.events.subscribe(REPORT_EVENTS_CHANNEL, reportId),
+    unwatch: (reportId) => app.events.unsubscribe(REPORT_EVENTS_CHANNEL, reportId)
   })
   const alerts: AlertHub = createAlertHub({
     store: alertStore(app.database.db),
     log: app.log,
     maxStreamsPerUser: opts.maxStreamsPerUser,
     otherStreams: hub.streamsOf,
-    sessionEnded: app.sessions.isEnded
+    sessionEnded: app.sessions.isEnded,
+    watch: (userId) => app.events.subscribe(ALERTS_CHANNEL, userId),
+    unwatch: (userId) => app.events.unsubscribe(ALERTS_CHANNEL, userId)
   })
   app.decorate('sseHub', hub)
   app.decorate('alertHub', alerts)

@@ -1,5 +1,6 @@
 // Alerts for the stream and digest tests, raised as the alert worker raises them: a ready report and
-// a watch on it inserted as rows, then recordAlerts in a transaction (it sends NOTIFY alerts at commit).
+// a watch on it inserted as rows, then recordAlerts in a transaction, announced on the app's events
+// transport (a NOTIFY at commit, or a broker publish after it).
 import { eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { reports, users, watches } from '../../src/db/schema.ts'
@@ -38,5 +39,10 @@ export function change (w: Watched, month: string, redFlags = 0): NewAlert {
 
 /** raise these alerts in one transaction, as the alert worker does */
 export async function raise (app: FastifyInstance, list: NewAlert[]): Promise<RecordedAlert[]> {
-  return await app.database.db.transaction(async (tx) => await recordAlerts(tx, list, new Date(), [0]))
+  let afterCommit = async (): Promise<void> => {}
+  const raised = await app.database.db.transaction(async (tx) => await recordAlerts(tx, list, new Date(), [0], async (tx, channel, payloads) => {
+    afterCommit = await app.events.staged(tx, channel, payloads)
+  }))
+  await afterCommit()
+  return raised
 }

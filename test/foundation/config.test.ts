@@ -61,6 +61,7 @@ t.test('a wrong value is one line naming the variable', async (t) => {
     [{ CAPTCHA_VERIFY_URL: 'siteverify' }, 'CAPTCHA_VERIFY_URL'],
     [{ SMTP_URL: 'mail.example.com:25' }, 'SMTP_URL'],
     [{ REDIS_URL: 'http://127.0.0.1:6379' }, 'REDIS_URL'],
+    [{ EVENTS_URL: 'postgres://127.0.0.1/events' }, 'EVENTS_URL'],
     [{ WORKERS: '-1' }, 'WORKERS'],
     [{ SIGNUP_FREE_REPORTS: 'one' }, 'SIGNUP_FREE_REPORTS'],
     [{ DEMO_DATA: 'true' }, 'DEMO_DATA'],

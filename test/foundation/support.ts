@@ -51,7 +51,7 @@ export async function childDatabase (t: Tap, opts: { migrated?: boolean } = {}):
 export function childEnv (env: Record<string, string>): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = {}
   for (const [k, v] of Object.entries(process.env)) {
-    if (!/^(NODE_ENV|HOST|PORT|PUBLIC_URL|DATA_DIR|DATABASE_URL|TLS.*|TRUST_PROXY|ALLOW_HTTP|JWT_.*|SESSION_.*|CAPTCHA.*|SMTP_URL|MAIL_FROM|REDIS_URL|WORKERS|DEMO_DATA|LOG_LEVEL|CORS_ORIGINS|TEST_DATABASE_URL)$/.test(k)) base[k] = v
+    if (!/^(NODE_ENV|HOST|PORT|PUBLIC_URL|DATA_DIR|DATABASE_URL|TLS.*|TRUST_PROXY|ALLOW_HTTP|JWT_.*|SESSION_.*|CAPTCHA.*|SMTP_URL|MAIL_FROM|REDIS_URL|EVENTS_URL|WORKERS|DEMO_DATA|LOG_LEVEL|CORS_ORIGINS|TEST_DATABASE_URL)$/.test(k)) base[k] = v
   }
   return withoutCoverage({ ...base, ...env })
 }

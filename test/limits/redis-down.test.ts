@@ -1,18 +1,16 @@
 // Redis away: with an unreachable REDIS_URL, or a Redis that goes away mid-run, every named limit
 // keeps counting in process; the outage is logged once and shown in the metrics.
-import t, { type Test } from '../tap.ts'
+import t from '../tap.ts'
 import { randomInt } from 'node:crypto'
-import { createServer, connect, type Socket } from 'node:net'
-import type { AddressInfo } from 'node:net'
 import { Redis } from 'ioredis'
 import type { LightMyRequestResponse } from 'fastify'
 import { build, registeredUser, uniqueEmail } from '../helper.ts'
 import { until } from '../peers/wait.ts'
+import { redisProxy, REDIS_PORT } from '../peers/redis-proxy.ts'
 import { FAST_ARGON2, WRONG_CREDENTIALS } from '../accounts/support.ts'
 import { ipv4, limited, logLines, signinFrom, tally } from './support.ts'
 
 const UNREACHABLE_REDIS = 'redis://127.0.0.1:1'
-const REDIS_PORT = 6379
 
 t.test('Redis unreachable: 50 wrong passwords from one address, and for one e-mail, meet their 429s', async (t) => {
   const app = await build(t, { ...FAST_ARGON2, REDIS_URL: UNREACHABLE_REDIS, METRICS_PORT: '0', RATE_LIMIT_SIGNIN_EMAIL: '3' })
@@ -44,28 +42,6 @@ const probe = new Redis(REDIS_PORT, '127.0.0.1', { lazyConnect: true, connectTim
 probe.on('error', () => {})
 const redisUp = await probe.connect().then(() => true, () => false)
 t.teardown(() => probe.disconnect())
-
-/** a TCP proxy to the local Redis that the test can cut and restore */
-async function redisProxy (t: Test) {
-  const sockets = new Set<Socket>()
-  const server = createServer((client) => {
-    const upstream = connect(REDIS_PORT, '127.0.0.1')
-    for (const s of [client, upstream]) {
-      sockets.add(s)
-      s.on('close', () => sockets.delete(s))
-      s.on('error', () => {})
-    }
-    client.pipe(upstream).pipe(client)
-  })
-  const listen = (port: number) => new Promise<number>((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)))
-  const port = await listen(0)
-  const cut = () => new Promise<void>((resolve) => {
-    server.close(() => resolve())
-    for (const s of sockets) s.destroy()
-  })
-  t.teardown(() => cut())
-  return { url: `redis://127.0.0.1:${port}`, cut, restore: () => listen(port) }
-}
 
 t.test('Redis goes away mid-run: the limits go on counting in process; it is logged and measured once', { skip: redisUp ? false : 'no Redis at 127.0.0.1:6379' }, async (t) => {
   const proxy = await redisProxy(t)

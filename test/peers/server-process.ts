@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { CHEAP_ARGON2, GOOD_PASSWORD, TEST_JWT_SECRET, uniqueEmail } from '../helper.ts'
 import { checkResponsesOf, checkServerResponse } from '../response-check.ts'
 import { withoutCoverage } from './child-env.ts'
+import { testEventsUrl } from '../../src/config.ts'
 
 import type { Tap } from '../helper.ts'
 
@@ -47,6 +48,8 @@ export function serverEnv (env: Record<string, string>): Record<string, string> 
     JWT_SECRET: TEST_JWT_SECRET,
     SESSION_SECRET: 'test-session-secret-0123456789abcdefghijkl',
     MFA_ENCRYPTION_KEY: 'test-mfa-encryption-key-0123456789abcdef',
+    // the suite's events transport (TEST_EVENTS_URL): LISTEN/NOTIFY, or a broker every instance shares
+    EVENTS_URL: testEventsUrl,
     ...env
   }
 }

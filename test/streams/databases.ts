@@ -7,6 +7,7 @@ import { testDatabaseUrl } from '../../src/config.ts'
 import { createDatabase, fromPglite, type Database, type Db } from '../../src/db/client.ts'
 import * as schema from '../../src/db/schema.ts'
 import { REPORT_EVENTS_CHANNEL } from '../../src/services/reports/events.ts'
+import type { EventPublisher } from '../../src/services/events/transport.ts'
 import { until } from '../peers/wait.ts'
 import { serviceDatabase, serviceDatabaseEnv } from '../db-template.ts'
 import type { Tap } from '../helper.ts'
@@ -56,20 +57,20 @@ export function observedDatabase (database: Database, onQuery: (sql: string) => 
 }
 
 /**
- * The same database, except that each NOTIFY on report_events waits until the test releases it,
- * in order. A generator built on it commits an event, then stops before announcing it.
+ * The same events transport, except that each announcement on report_events waits until the test
+ * releases it, in order. A generator given it commits an event, then stops before announcing it.
  */
-export function gatedAnnouncements (database: Database) {
+export function gatedAnnouncements (events: EventPublisher) {
   const waiting: Array<{ payload: string, go: () => void }> = []
-  const gated: Database = {
-    ...database,
-    notify: async (channel, payload) => {
+  const gated: EventPublisher = {
+    ...events,
+    publish: async (channel, payload) => {
       if (channel === REPORT_EVENTS_CHANNEL) await new Promise<void>((go) => waiting.push({ payload, go }))
-      await database.notify(channel, payload)
+      await events.publish(channel, payload)
     }
   }
   return {
-    database: gated,
+    events: gated,
     /** wait until the generator is stopped before announcing this payload ('<reportId>:<seq>') */
     async reached (payload: string) {
       await until(() => waiting[0]?.payload === payload, { timeoutMs: 30_000, what: `the announcement ${payload}` })

@@ -1,10 +1,12 @@
-// The fan-out hub on its own, over a real database and its real LISTEN: a stream that arrives while
+// The fan-out hub on its own, over a real database and the tests' events transport (its LISTEN, or
+// the broker of TEST_EVENTS_URL): a stream that arrives while
 // events are being written misses none and gets none twice (it subscribes before it reads its
 // backlog); a failed fan-out read ends the report's streams so that their clients resume from the
 // table; a LISTEN that reconnects reads what it may have missed; a client that stops reading is cut off.
 import t from '../tap.ts'
 import { freshDatabase, type Tap } from '../helper.ts'
-import type { Database } from '../../src/db/client.ts'
+import { testEventsUrl } from '../../src/config.ts'
+import { createEventTransport } from '../../src/services/events/index.ts'
 import { reports, users } from '../../src/db/schema.ts'
 import { announce, appendEvent, REPORT_EVENTS_CHANNEL } from '../../src/services/reports/events.ts'
 import { createSseHub, eventStore, type EventStore, type SseHub } from '../../src/services/streams/hub.ts'
@@ -12,6 +14,9 @@ import { until } from '../peers/wait.ts'
 import { parseEvents } from './client.ts'
 
 const database = await freshDatabase(t)
+const quiet = { warn: () => {}, info: () => {}, error: () => {} }
+const events = createEventTransport({ url: testEventsUrl, database, log: quiet })
+t.teardown(() => events.close())
 const [owner] = await database.db.insert(users).values({ email: 'hub@example.com' }).returning({ id: users.id })
 
 async function newReport (): Promise<string> {
@@ -23,7 +28,7 @@ async function newReport (): Promise<string> {
 async function write (reportId: string, progress: number, opts: { announce?: boolean } = {}): Promise<number> {
   const seq = await database.db.transaction((tx) =>
     appendEvent(tx, reportId, 'status', { reportId, status: 'generating', progress, stage: 'interests' }))
-  if (opts.announce !== false) await announce(database, reportId, [seq])
+  if (opts.announce !== false) await announce(events, reportId, [seq])
   return seq
 }
 
@@ -39,12 +44,19 @@ function sink (bufferedBytes = () => 0) {
   }
 }
 
-/** a hub fed by the database's LISTEN, as the sse plugin builds it */
-async function hubOn (t: Tap, db: Database, store: EventStore, opts: { maxBufferedBytes?: number } = {}) {
+/** a hub fed by the events transport, as the sse plugin builds it */
+async function hubOn (t: Tap, store: EventStore, opts: { maxBufferedBytes?: number } = {}) {
   const warnings: string[] = []
-  const hub = createSseHub({ store, log: { warn: (_o, msg) => { warnings.push(msg) } }, ...opts })
-  const unlisten = await db.listen(REPORT_EVENTS_CHANNEL, hub.notify)
-  t.teardown(async () => { hub.closeAll(); await unlisten() })
+  const hub = createSseHub({
+    store,
+    log: { warn: (_o, msg) => { warnings.push(msg) } },
+    watch: (id) => events.subscribe(REPORT_EVENTS_CHANNEL, id),
+    unwatch: (id) => events.unsubscribe(REPORT_EVENTS_CHANNEL, id),
+    ...opts
+  })
+  // the transport keeps its handlers: a closed hub has no streams, and ignores what it is told
+  await events.on(REPORT_EVENTS_CHANNEL, hub.notify)
+  t.teardown(() => { hub.closeAll() })
   return { hub, warnings }
 }
 const initial = (reportId: string) => ({ reportId, status: 'draft', progress: 0, stage: null })
@@ -79,7 +91,7 @@ t.test('events written while a stream reads its backlog: each exactly once, in o
         return rows
       }
     }
-    const { hub } = await hubOn(t, database, store)
+    const { hub } = await hubOn(t, store)
     const watcher = await connect(hub, id)
     const resuming = connect(hub, id, 1)
     await until(() => reading, { what: 'the backlog read to start' })
@@ -110,7 +122,7 @@ t.test('a failed fan-out read ends the report\'s streams: their clients resume f
       return await real.range(...args)
     }
   }
-  const { hub, warnings } = await hubOn(t, database, store)
+  const { hub, warnings } = await hubOn(t, store)
   const id = await newReport()
   const other = await newReport()
   const a = await connect(hub, id)
@@ -128,7 +140,7 @@ t.test('a failed fan-out read ends the report\'s streams: their clients resume f
 })
 
 t.test('a LISTEN that reconnects: what was announced meanwhile is read, once', async (t) => {
-  const { hub } = await hubOn(t, database, eventStore(database.db))
+  const { hub } = await hubOn(t, eventStore(database.db))
   const id = await newReport()
   await write(id, 10)
   const s = await connect(hub, id)
@@ -144,7 +156,7 @@ t.test('a LISTEN that reconnects: what was announced meanwhile is read, once', a
 
 t.test('a client that stops reading is cut off rather than buffered without end', async (t) => {
   let backlog = 0
-  const { hub } = await hubOn(t, database, eventStore(database.db), { maxBufferedBytes: 1000 })
+  const { hub } = await hubOn(t, eventStore(database.db), { maxBufferedBytes: 1000 })
   const id = await newReport()
   const slow = sink(() => backlog)
   const prepared = await hub.prepare(id, { initial: initial(id) })

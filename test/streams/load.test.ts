@@ -1,6 +1,6 @@
 // Many streams on one instance: 1,000 opened and dropped leave no subscriber, socket, timer or
 // listener behind; and the fan-out reads each event once per instance, whatever the number of
-// subscribers: one LISTEN connection, a NOTIFY after each event's commit, at most one read of
+// subscribers: one LISTEN connection, an announcement after each event's commit, at most one read of
 // report_events per event (counted on every statement the app sends to the database).
 import { request as httpRequest } from 'node:http'
 import t from '../tap.ts'
@@ -108,16 +108,16 @@ await t.test('fan-out: one LISTEN, a NOTIFY after each commit, one read per even
     t.comment('PGlite is one embedded connection: its LISTEN is that connection\'s')
   }
 
-  // the test listens too: each announcement must come after its event is committed, in order
+  // the test listens too, on the app's transport (NOTIFY, or the report's broker channel): each
+  // announcement must come after its event is committed, in order
   const announced: Array<{ payload: string, committed: Promise<boolean> }> = []
-  const unlisten = await database.listen(REPORT_EVENTS_CHANNEL, (payload) => {
+  await app.events.on(REPORT_EVENTS_CHANNEL, (payload) => {
     const [reportId, seq] = payload.split(':')
     if (reportId !== id) return
     const committed = database.query('select 1 from report_events where report_id = $1 and seq = $2', [reportId, Number(seq)])
       .then((rows) => rows.length === 1, () => false)
     announced.push({ payload, committed })
   })
-  t.teardown(unlisten)
 
   const readsBefore = eventReads
   t.equal((await app.inject({ method: 'POST', url: `/api/v1/report/${id}/generate`, headers: user.auth })).statusCode, 202)
@@ -130,7 +130,7 @@ await t.test('fan-out: one LISTEN, a NOTIFY after each commit, one read per even
   await until(() => announced.length === expected.length, { what: 'every announcement' })
   const checked = await Promise.all(announced.map(async (a) => ({ payload: a.payload, committed: await a.committed })))
   t.same(checked, expected.map((seq) => ({ payload: `${id}:${seq}`, committed: true })),
-    'one NOTIFY per event, in order, each after its event was committed')
+    'one announcement per event, in order, each after its event was committed')
   t.ok(reads <= expected.length, `${reads} reads of report_events for ${expected.length} events and 200 subscribers`)
   t.ok(reads > 0, 'the events did come from the table')
 })

@@ -2,7 +2,7 @@
 // route in the EventSource's fetch). In the middle of a generation A shuts down: its streams end
 // cleanly, the clients reconnect to B with Last-Event-ID and get the events they missed from the
 // table, then the rest live: each event exactly once, in order. The generation is run here, as a
-// worker would, on a handle whose announcements wait for the test, so that it advances one event
+// worker would, with announcements that wait for the test, so that it advances one event
 // at a time. Then a report whose generation fails: done with status failed and the error; and the
 // same streams over HTTP/2 with TLS, as `npm start` serves them, through a shutdown.
 import { once } from 'node:events'
@@ -30,8 +30,9 @@ const user = await signedInUser(appA)
 
 t.test('A shuts down mid-generation: the clients resume on B with Last-Event-ID, every event once and in order', async (t) => {
   const id = await createReport(appA, user.auth)
-  const gate = gatedAnnouncements(database)
-  const generator = createReportGenerator({ database: gate.database })
+  // announced as a worker would, on a transport that outlives A
+  const gate = gatedAnnouncements(appB.events)
+  const generator = createReportGenerator({ database, events: gate.events })
 
   // the load balancer: A until it goes away, then B; while `holding`, it holds new connections
   let backend = baseA
@@ -116,7 +117,7 @@ t.test('a generation that fails: status failed at the stage it reached, then don
   t.equal((await appB.inject({ method: 'POST', url: `/api/v1/report/${id}/generate`, headers: user.auth })).statusCode, 202)
   await cookie.waitFor((r) => r.length === 2, 'queued')
   // every attempt failed: what the dead-letter worker does
-  await createReportGenerator({ database }).fail(id)
+  await createReportGenerator({ database, events: appB.events }).fail(id)
   t.equal((await cookie.waitForFailure('204 after done')).code, 204)
   t.same(seen(cookie).slice(1), [
     { id: '1', event: 'status', data: { reportId: id, status: 'queued', progress: 0, stage: 'queued' } },

@@ -8,12 +8,13 @@
 // computes them again, and the alerts' unique key keeps a second copy out.
 import { setImmediate as yieldToRequests } from 'node:timers/promises'
 import { inArray, sql } from 'drizzle-orm'
-import type { Database } from '../../db/client.ts'
+import type { Database, Db } from '../../db/client.ts'
 import { watches, watchProfiles } from '../../db/schema.ts'
 import {
   dataMonthOf, formatMonth, parseMonth, profileDiffs, redFlagInterestIds, reportMonth, type AccountDef, type Dataset, type FollowDef, type Source
 } from '../../engine/index.ts'
 import type { DiffItem } from '../../../schemas/report.ts'
+import type { EventPublisher } from '../events/transport.ts'
 import { recordAlerts, type NewAlert, type RecordedAlert } from './record.ts'
 
 /** profiles computed between two turns of the event loop */
@@ -27,7 +28,10 @@ export interface RaisingDeps {
   leaseMs: number
   /** config.webhooks.retryScheduleS: when the watch.alert deliveries are first due */
   webhookScheduleS: number[]
+  /** where the alerts are announced: the process's events transport (NOTIFY in the transaction when not given) */
+  events?: Pick<EventPublisher, 'staged'>
   now?: () => number
+  log?: { warn: (o: object, m: string) => void }
 }
 
 export interface BatchResult {
@@ -113,7 +117,10 @@ export function createAlertRaiser (deps: RaisingDeps) {
 
   /** the batch's alerts, seen months and pending rows, in one transaction */
   async function commit (claimed: Claimed[], { profiles: computed, redFlags }: Computed, at: Date): Promise<RecordedAlert[]> {
-    return await database.db.transaction(async (tx) => {
+    // a broker's announcements leave after the commit (a NOTIFY's with it)
+    let afterCommit = async (): Promise<void> => {}
+    const stage = deps.events && (async (tx: Db, channel: string, payloads: string[]) => { afterCommit = await deps.events!.staged(tx, channel, payloads) })
+    const raised = await database.db.transaction(async (tx) => {
       let raised: RecordedAlert[] = []
       const ids = [...computed.keys()]
       if (ids.length > 0) {
@@ -140,7 +147,7 @@ export function createAlertRaiser (deps: RaisingDeps) {
         }
         // oldest month first, so a user's seq follows the months of one profile
         list.sort((a, b) => a.month < b.month ? -1 : a.month > b.month ? 1 : 0)
-        raised = await recordAlerts(tx, list, at, deps.webhookScheduleS)
+        raised = await recordAlerts(tx, list, at, deps.webhookScheduleS, stage)
         if (moved.length > 0) {
           await tx.execute(sql`update ${watchProfiles} wp set seen_month = x.m
             from unnest(${textArray(moved.map((m) => m[0]))}::uuid[], ${textArray(moved.map((m) => m[1]))}::text[], ${textArray(moved.map((m) => m[2]))}::int[]) as x(w, s, m)
@@ -152,6 +159,14 @@ export function createAlertRaiser (deps: RaisingDeps) {
         where p.profile_id = x.id and p.version = x.v`)
       return raised
     })
+    try {
+      await afterCommit()
+    } catch (err) {
+      // the alerts are committed: a stream that missed this announcement reads them at the next one,
+      // or when its instance's broker connection comes back
+      deps.log?.warn({ err: { message: (err as Error).message } }, 'alerts raised but not announced to the events broker')
+    }
+    return raised
   }
 
   /** compute a claimed batch and raise its alerts */

@@ -1,8 +1,9 @@
 // Alerts written in the transaction that raises them (docs/decisions.md, Watches and alerts): each
 // user's alerts numbered from alert_sequences (the row locked, so a user's alerts commit in seq
 // order), inserted once per (watch, source, month), their watch.alert webhook deliveries written
-// beside them, and NOTIFY alerts '<userId>:<last seq>' sent by the same transaction (PostgreSQL
-// delivers it at commit, and never if it rolls back).
+// beside them, and alerts '<userId>:<last seq>' announced by the same transaction: a NOTIFY sent by
+// it (PostgreSQL delivers it at commit, and never if it rolls back), or, with a broker, published
+// after its commit by the caller (src/services/events/).
 import { and, arrayContains, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { alerts, alertSequences, webhookDeliveries, webhookEndpoints } from '../../db/schema.ts'
@@ -53,8 +54,11 @@ export function toAlert (row: Pick<AlertRow, 'id' | 'reportId' | 'source' | 'use
 /**
  * Raise `list` in the caller's transaction. An alert whose (watch, source, month) was raised before
  * is skipped (it leaves a gap in its user's seq, which costs nothing). Returns the alerts inserted.
+ * `announce` stages the announcements in the transaction (the caller's events transport,
+ * EventPublisher.staged); without it they are a NOTIFY of this transaction.
  */
-export async function recordAlerts (tx: Db, list: readonly NewAlert[], at: Date, webhookScheduleS: number[]): Promise<RecordedAlert[]> {
+export async function recordAlerts (tx: Db, list: readonly NewAlert[], at: Date, webhookScheduleS: number[],
+  announce: (tx: Db, channel: string, payloads: string[]) => Promise<unknown> = inTransaction): Promise<RecordedAlert[]> {
   if (list.length === 0) return []
   const perUser = new Map<string, number>()
   for (const a of list) perUser.set(a.userId, (perUser.get(a.userId) ?? 0) + 1)
@@ -87,9 +91,14 @@ export async function recordAlerts (tx: Db, list: readonly NewAlert[], at: Date,
   const last = new Map<string, number>()
   for (const r of recorded) last.set(r.userId, Math.max(last.get(r.userId) ?? 0, r.seq))
   const payloads = [...last].map(([userId, seq]) => `${userId}:${seq}`)
-  // sql.param: a bare array in drizzle's sql`` is spread into a list of parameters, not sent as one array
-  await tx.execute(sql`select pg_notify(${ALERTS_CHANNEL}, p) from unnest(${sql.param(payloads)}::text[]) as p`)
+  await announce(tx, ALERTS_CHANNEL, payloads)
   return recorded
+}
+
+/** NOTIFY in the transaction: delivered at its commit */
+async function inTransaction (tx: Db, channel: string, payloads: string[]): Promise<void> {
+  // sql.param: a bare array in drizzle's sql`` is spread into a list of parameters, not sent as one array
+  await tx.execute(sql`select pg_notify(${channel}, p) from unnest(${sql.param(payloads)}::text[]) as p`)
 }
 
 /** one watch.alert delivery per alert per enabled endpoint of its user subscribed to the event */

@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Database } from '../../db/client.ts'
 import { registerWorkMetrics, type ReconcileSource } from './work-metrics.ts'
+import type { TransportState } from '../events/transport.ts'
 
 /** what the metrics need of the queue: pg-boss's getQueueSize */
 export interface QueueSizes {
@@ -228,6 +229,31 @@ export function createMetrics (opts: { worker?: boolean } = {}) {
   let reconcile: ReconcileSource | undefined
   registerWorkMetrics(registry, () => ({ database, jobs: queue !== undefined, reconcile }), () => queue?.names ?? [])
   if (opts.worker) for (const name of WEB_ONLY) registry.removeSingleMetric(name)
+  // The events transport (src/services/events/): whether the broker connection is up, and how often
+  // the subscriptions were made again (each one a catch-up from the database).
+  let events: { state: () => TransportState } | undefined
+  new Gauge({
+    name: 'pir_events_broker_connected',
+    help: 'EVENTS_URL set: 1 while this process\'s subscriber connection to the events broker is up (streams catch up from the database when it comes back)',
+    // labelled so that it has no series at all without a broker (an unlabelled gauge would read 0)
+    labelNames: ['transport'] as const,
+    registers,
+    collect () {
+      const s = events?.state()
+      if (s?.connected !== undefined) this.set({ transport: s.transport }, s.connected ? 1 : 0)
+    }
+  })
+  new Counter({
+    name: 'pir_events_reconnects_total',
+    help: 'Times this process\'s events subscriptions were made again after a lost connection (the broker\'s, or the LISTEN connection), each followed by a catch-up from the database',
+    labelNames: ['transport'] as const,
+    registers,
+    collect () {
+      this.reset()
+      const s = events?.state()
+      if (s) this.inc({ transport: s.transport }, s.reconnects)
+    }
+  })
 
   return {
     registry,
@@ -263,6 +289,9 @@ export function createMetrics (opts: { worker?: boolean } = {}) {
     },
     watchReconcile (source: ReconcileSource): void {
       reconcile = source
+    },
+    watchEvents (source: { state: () => TransportState }): void {
+      events = source
     }
   }
 }

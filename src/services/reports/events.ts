@@ -1,8 +1,9 @@
 // Report events (docs/architecture.md, An event from ingest to stream): rows of report_events with seq 1, 2, 3 … per report, written in the
-// transaction of the state change they describe, announced after commit with
-// NOTIFY report_events '<reportId>:<seq>'.
+// transaction of the state change they describe, announced after commit on report_events as
+// '<reportId>:<seq>' (NOTIFY, or the report's broker channel: src/services/events/).
 import { and, eq, gt, asc, sql } from 'drizzle-orm'
-import type { Database, Db } from '../../db/client.ts'
+import type { Db } from '../../db/client.ts'
+import type { EventPublisher } from '../events/transport.ts'
 import { reportEvents } from '../../db/schema.ts'
 
 export const REPORT_EVENTS_CHANNEL = 'report_events'
@@ -27,8 +28,8 @@ export async function appendEvent (tx: Db, reportId: string, kind: ReportEvent['
   return row.seq
 }
 
-export async function announce (database: Database, reportId: string, seqs: number[]): Promise<void> {
-  for (const seq of seqs) await database.notify(REPORT_EVENTS_CHANNEL, `${reportId}:${seq}`)
+export async function announce (events: Pick<EventPublisher, 'publish'>, reportId: string, seqs: number[]): Promise<void> {
+  for (const seq of seqs) await events.publish(REPORT_EVENTS_CHANNEL, `${reportId}:${seq}`)
 }
 
 export async function eventsAfter (db: Db, reportId: string, afterSeq: number): Promise<ReportEvent[]> {

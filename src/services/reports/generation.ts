@@ -1,5 +1,5 @@
 // Generation of one report (docs/architecture.md, A report generation), run by a queue worker: each state change and its event in
-// one transaction, NOTIFY after commit. Safe to run again for the same report (a retried job).
+// one transaction, announced after commit. Safe to run again for the same report (a retried job).
 import { createHash } from 'node:crypto'
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Database, Db } from '../../db/client.ts'
@@ -10,6 +10,7 @@ import { loadReportInput } from './loader.ts'
 import type { StoredProfile } from './index.ts'
 import type { AccountChanges } from '../accounts/changes.ts'
 import { recordEvent } from '../webhooks/events.ts'
+import { notifyPublisher, type EventPublisher } from '../events/index.ts'
 
 export function createReportGenerator (deps: {
   database: Database
@@ -19,8 +20,11 @@ export function createReportGenerator (deps: {
   accountChanges?: Pick<AccountChanges, 'changed'>
   /** seconds after an event at which each webhook delivery attempt is due (config.webhooks.retryScheduleS) */
   webhookScheduleS?: number[]
+  /** where the events are announced: the process's transport (NOTIFY when not given) */
+  events?: EventPublisher
 }) {
   const { database } = deps
+  const events = deps.events ?? notifyPublisher(database)
   const db = database.db
   const now = () => new Date((deps.now ?? Date.now)())
   const webhookScheduleS = deps.webhookScheduleS ?? [0]
@@ -36,7 +40,7 @@ export function createReportGenerator (deps: {
       return { row: { profiles: row.profiles as StoredProfile[], createdAt: row.createdAt }, seq }
     })
     if (!out) return null
-    await announce(database, reportId, [out.seq])
+    await announce(events, reportId, [out.seq])
     return out.row
   }
 
@@ -81,7 +85,7 @@ export function createReportGenerator (deps: {
         await recordEvent(tx, locked.userId, 'report.ready', { reportId, generatedAt: generatedAt.toISOString() }, generatedAt, webhookScheduleS)
         return seqs
       })
-      await announce(database, reportId, seqs)
+      await announce(events, reportId, seqs)
     },
 
     /** every attempt failed: the report is failed and a held credit goes back to its owner */
@@ -98,7 +102,7 @@ export function createReportGenerator (deps: {
         return { seqs, refunded: row.creditHeld ? row.userId : null }
       })
       if (refunded) deps.accountChanges?.changed(refunded)
-      await announce(database, reportId, seqs)
+      await announce(events, reportId, seqs)
     }
   }
 }

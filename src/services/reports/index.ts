@@ -12,6 +12,7 @@ import { announce, appendEvent } from './events.ts'
 import { entitlingSubscriptionOf } from '../billing/subscription-state.ts'
 import { createViewCache } from '../caches/view-cache.ts'
 import type { AccountChanges } from '../accounts/changes.ts'
+import type { EventPublisher } from '../events/transport.ts'
 
 /** the NOTIFY channel of drizzle/0003's trigger: the id of a ready report that changed (was deleted) */
 export const REPORT_CHANGED_CHANNEL = 'report_changed'
@@ -32,6 +33,8 @@ export function createReportService (deps: {
   now?: () => number
   /** told when a user's credits change here (src/services/accounts/changes.ts) */
   accountChanges: Pick<AccountChanges, 'changed'>
+  /** where a queued report's first event is announced (the instance's events transport) */
+  events: Pick<EventPublisher, 'publish'>
 }) {
   const { database } = deps
   const db = database.db
@@ -147,7 +150,7 @@ export function createReportService (deps: {
       })
       if (result.queued) {
         if (result.creditHeld) deps.accountChanges.changed(userId)
-        await announce(database, reportId, [result.seq])
+        await announce(deps.events, reportId, [result.seq])
         await deps.queue.send(reportId, result.jobId)
       } else if (result.status === 'queued' && result.jobId) {
         // The call that queued it committed, then its send may have failed (the database went away

@@ -1,9 +1,10 @@
 // The users' alert streams (GET /sse/alerts; docs/decisions.md, Watches and alerts): this process's
-// open alert streams, keyed by user, fed by the one LISTEN on 'alerts' the whole process shares. A
-// NOTIFY '<userId>:<last seq>' announces a committed batch of that user's alerts; it costs one read
-// per user with streams here, from the lowest seq those streams have, never one per stream. As in the
-// report hub (hub.ts), a new stream subscribes before it reads its backlog and buffers live alerts
-// meanwhile, and an alert at or below what a stream has is dropped, so nothing arrives twice.
+// open alert streams, keyed by user, fed by the one handler of 'alerts' the whole process shares (one
+// LISTEN, or a broker channel per user with a stream here). '<userId>:<last seq>' announces a
+// committed batch of that user's alerts; it costs one read per user with streams here, from the
+// lowest seq those streams have, never one per stream. As in the report hub (hub.ts), a new stream
+// subscribes before it reads its backlog and buffers live alerts meanwhile, and an alert at or
+// below what a stream has is dropped, so nothing arrives twice.
 //
 // A stream belongs to a session and a user like a report stream: it ends with `event: end` when its
 // session ends or its Bearer token expires, and counts toward the user's SSE_MAX_STREAMS_PER_USER.
@@ -32,6 +33,8 @@ interface Group {
   subs: Set<Subscriber>
   /** reads for one user run one after another, so alerts leave in order */
   chain: Promise<void>
+  /** the transport's subscription to the user's alerts, while it is being made (a broker) */
+  watching: Promise<void> | undefined
 }
 
 /** otherStreams counts the user's report streams (hub.ts) */
@@ -56,7 +59,10 @@ export function createAlertHub (opts: AlertHubOptions) {
     sub.ended = true
     sub.buffer = NO_EVENTS
     const g = groups.get(sub.userId)
-    if (g?.subs.delete(sub) && g.subs.size === 0) groups.delete(sub.userId)
+    if (g?.subs.delete(sub) && g.subs.size === 0) {
+      groups.delete(sub.userId)
+      opts.unwatch?.(sub.userId)
+    }
     owners.remove(sub)
     if (end && sub.out) {
       try { sub.out.end() } catch {}
@@ -156,11 +162,12 @@ export function createAlertHub (opts: AlertHubOptions) {
      */
     async prepare (userId: string, o: { lastEventId?: number, owner?: StreamOwner }): Promise<PreparedAlerts> {
       let g = groups.get(userId)
-      if (!g) groups.set(userId, g = { subs: new Set(), chain: Promise.resolve() })
+      if (!g) groups.set(userId, g = { subs: new Set(), chain: Promise.resolve(), watching: opts.watch?.(userId) })
       const sub: Subscriber = { userId, lastSeq: o.lastEventId, out: null, buffer: [], ended: false, owner: o.owner, endedFor: undefined }
       g.subs.add(sub)
       owners.add(sub)
       try {
+        if (g.watching) await g.watching
         // An announcement heard before the start is known is skipped for this stream; the read
         // after it, made once the start is known, finds what that announcement carried.
         if (sub.lastSeq === undefined) sub.lastSeq = await store.last(userId)

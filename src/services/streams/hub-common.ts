@@ -16,6 +16,14 @@ export interface HubOptions<Store> {
   otherStreams?: (userId: string) => number
   /** whether a session has ended: a stream whose session ended while it was prepared ends at start */
   sessionEnded?: (sid: string) => boolean
+  /**
+   * the first stream of a key (a report, a user) opened here: the events transport subscribes to it
+   * (a broker; nothing with NOTIFY, which hears every key). A promise is waited for before the
+   * stream's backlog is read, so that nothing falls between the two.
+   */
+  watch?: (key: string) => Promise<void> | undefined
+  /** the last stream of a key here ended */
+  unwatch?: (key: string) => void
 }
 
 /** a read the database could not answer is tried this often, this far apart (5 s in all) */

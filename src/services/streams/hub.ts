@@ -1,5 +1,6 @@
 // The SSE fan-out hub (docs/architecture.md, An event from ingest to stream): this process's open report streams, keyed by report id, fed by the
-// one LISTEN on report_events that the whole process shares. A NOTIFY '<reportId>:<seq>' costs one
+// one handler of report_events that the whole process shares (src/services/events/: one LISTEN, or a
+// broker channel per report with a stream here). An announcement '<reportId>:<seq>' costs one
 // query per report that has local subscribers, never one per subscriber. A new stream subscribes
 // before it reads its backlog and buffers live events meanwhile, so nothing falls between the two;
 // events at or below what a stream already has are dropped, so nothing arrives twice.
@@ -41,6 +42,8 @@ interface Group {
   lastSeq: number | undefined
   /** fan-outs of one report run one after another, so events leave in order */
   chain: Promise<void>
+  /** the transport's subscription to the report, while it is being made (a broker) */
+  watching: Promise<void> | undefined
 }
 
 /** otherStreams counts the user's alert streams (alert-hub.ts) */
@@ -58,7 +61,7 @@ export function createSseHub (opts: SseHubOptions) {
   function join (reportId: string, lastSeq: number, owner: StreamOwner | undefined): Subscriber {
     let g = groups.get(reportId)
     if (!g) {
-      g = { subs: new Set(), lastSeq: undefined, chain: Promise.resolve() }
+      g = { subs: new Set(), lastSeq: undefined, chain: Promise.resolve(), watching: opts.watch?.(reportId) }
       groups.set(reportId, g)
     }
     const sub: Subscriber = { reportId, lastSeq, out: null, buffer: [], ended: false, owner, endedFor: undefined }
@@ -75,7 +78,10 @@ export function createSseHub (opts: SseHubOptions) {
     const g = groups.get(sub.reportId)
     if (g?.subs.delete(sub)) {
       count--
-      if (g.subs.size === 0) groups.delete(sub.reportId)
+      if (g.subs.size === 0) {
+        groups.delete(sub.reportId)
+        opts.unwatch?.(sub.reportId)
+      }
     }
     owners.remove(sub)
     if (end && sub.out) {
@@ -193,6 +199,8 @@ export function createSseHub (opts: SseHubOptions) {
       const sub = join(reportId, o.lastEventId ?? 0, o.owner)
       let backlog: Backlog
       try {
+        const watching = groups.get(reportId)?.watching
+        if (watching) await watching
         backlog = await backlogOf(store, reportId, o.lastEventId, () => { sub.lastSeq = 0 })
       } catch (err) {
         leave(sub, false)
