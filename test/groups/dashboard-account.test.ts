@@ -1,8 +1,9 @@
-// The dashboard in Chromium: the account page (its cards for programs too) and billing.
+// The dashboard in Chromium: the account page (its cards for programs too), billing, and the staff console.
 import { runGroup } from '../group.ts'
 
 await runGroup([
   'dashboard/account.test.ts',
   'dashboard/billing.test.ts',
-  'dashboard/programs.test.ts'
+  'dashboard/programs.test.ts',
+  'dashboard/admin-console.test.ts'
 ])
