@@ -9,6 +9,7 @@ import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
 import type { MailService } from './mail.ts'
 import type { AccountChanges } from './changes.ts'
 import type { CredentialChanges } from '../sessions/credential-change.ts'
+import type { AdminEmails } from '../staff/admin-emails.ts'
 
 export const GOOGLE_FAILED = 'Google sign-in failed'
 // The library also accepts its universe domain as an issuer; Google's ID tokens carry only these two.
@@ -104,6 +105,8 @@ interface AccountDeps {
   /** told when a user's account changes here (src/services/accounts/changes.ts) */
   accountChanges: Pick<AccountChanges, 'changed'>
   signupFreeReports: number
+  /** ADMIN_EMAILS: a listed address becomes admin at its sign-ins */
+  adminEmails?: AdminEmails
   now?: () => number
 }
 
@@ -195,6 +198,8 @@ export function createGoogleAccountService (deps: AccountDeps) {
       }
       if (outcome === null || outcome === 'refused') return null
       await deps.audit.record(AUDIT.signinSuccess, outcome.userId, meta)
+      // a listed address becomes admin (Google has confirmed it); others pay a lookup in memory
+      if (deps.adminEmails?.listed(identity.email)) await deps.adminEmails.promote(outcome.userId)
       return outcome
     },
 

@@ -15,6 +15,7 @@ import { currentSubscription } from '../billing/subscription-state.ts'
 import { createViewCache } from '../caches/view-cache.ts'
 import type { AccountChanges } from './changes.ts'
 import { mfaStatusColumns } from '../mfa/index.ts'
+import type { AdminEmails } from '../staff/admin-emails.ts'
 
 export const CONFIRM_TTL_MS = 7 * 24 * 3600 * 1000
 /** the NOTIFY channel of drizzle/0003's triggers: a user id whose row or subscriptions changed */
@@ -52,6 +53,8 @@ interface Deps {
   signupFreeReports: number
   /** the view below listens to it: the next info() of a changed account reads it again */
   accountChanges: AccountChanges
+  /** ADMIN_EMAILS: a listed address becomes admin at its confirmation and its sign-ins */
+  adminEmails?: AdminEmails
   now?: () => number
 }
 
@@ -124,6 +127,7 @@ export function createAccountService (deps: Deps) {
       confirmed: user.confirmedAt !== null,
       hasPassword: user.passwordHash !== null,
       idp: { google: user.googleSub !== null },
+      role: user.role,
       ...(user.acquisitionCode !== null ? { acquisitionCode: user.acquisitionCode } : {}),
       ...(user.promocode !== null ? { promocode: user.promocode } : {}),
       reportCredits: user.reportCredits,
@@ -206,6 +210,8 @@ export function createAccountService (deps: Deps) {
       if (rehash) await rehashUser.execute({ hash: await deps.passwords.hash(password), id: user.id, verified: user.passwordHash })
       // a success clears the address's claims, this one included (beside the audit row: one wait for both)
       await Promise.all([clearFailures.execute({ email }), deps.audit.record(AUDIT.signinSuccess, user.id, meta)])
+      // only a listed address costs a statement (it is admin from then on, if confirmed)
+      if (deps.adminEmails?.listed(email)) await deps.adminEmails.promote(user.id)
       return { ok: true, userId: user.id, credentialVersion: user.credentialVersion }
     },
 
@@ -232,6 +238,7 @@ export function createAccountService (deps: Deps) {
       if (confirmedNow) {
         infoView.invalidate(token.userId)
         await deps.audit.record(AUDIT.confirm, token.userId, meta)
+        await deps.adminEmails?.promote(token.userId)
       }
       return true
     },
