@@ -68,6 +68,7 @@ import adminUserRoutes from './routes/admin/users.ts'
 import adminAuditRoutes from './routes/admin/audit.ts'
 import adminPromocodeRoutes from './routes/admin/promocodes.ts'
 import adminOverviewRoutes from './routes/admin/overview.ts'
+import adminUserActionRoutes from './routes/admin/user-actions.ts'
 
 export const API_PREFIX = '/api/v1'
 
@@ -201,6 +202,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     await api.register(adminAuditRoutes, { prefix: '/admin' })
     await api.register(adminPromocodeRoutes, { prefix: '/admin' })
     await api.register(adminOverviewRoutes, { prefix: '/admin' })
+    // staff: disable, enable, credits, end sessions, remove factors, send a link
+    await api.register(adminUserActionRoutes, { prefix: '/admin' })
   }, { prefix: API_PREFIX })
 
   // the report dashboard (public/) at `/`

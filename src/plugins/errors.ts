@@ -50,6 +50,8 @@ export function validationMessage (errors: AjvError[], context: string | undefin
     }
     case 'pattern':
     case 'format': what = params.format === 'uuid' || /0-9a-f/.test(String(params.pattern)) ? 'must be a lowercase UUID' : `must be a valid ${String(params.format ?? 'value')}`; break
+    // a value the schema rules out by name (a credit change of 0): ajv's own words are "must NOT be valid"
+    case 'not': what = 'must not be this value'; break
     default: what = first.message ?? 'is invalid'
   }
   return `${where}: ${what}`.slice(0, 300)

@@ -44,6 +44,8 @@ import { createStaffOverview } from '../services/staff/overview.ts'
 import { createStaffPromocodes } from '../services/staff/promocodes.ts'
 import { GENERATE_QUEUE } from '../jobs/queue.ts'
 import { createNotices } from '../services/notices/index.ts'
+import { createFactorRemoval } from '../services/mfa/factor-removal.ts'
+import { createStaffActions } from '../services/staff/actions.ts'
 
 const AUDIT_PRUNE_MS = 3600_000
 
@@ -146,8 +148,14 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   }
   // security notices to the holder (src/services/notices/index.ts)
   const notices = createNotices({ database, mail, publicUrl: config.publicUrl, now })
+  // every second factor of an account removed: npm run factors and staff (src/services/mfa/factor-removal.ts)
+  const factorRemoval = createFactorRemoval({ credentials, cutOff: accessCutOff })
+  // disable, enable, credits, end sessions, remove factors, send a link (src/services/staff/actions.ts)
+  const staffActions = createStaffActions({
+    database, audit, cutOff: accessCutOff, removal: factorRemoval, recovery, accounts, announceEnded: sessions.announceEnded, accountChanges
+  })
   return {
-    alertDigest, unsubscribeTokens, roles, notices, staff, adminEmails,
+    alertDigest, unsubscribeTokens, roles, notices, staff, adminEmails, factorRemoval, staffActions,
     passwords, mail, audit, emailHasher, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
     sessionControl, credentials, accessCutOff, passwordChange, passwordProof, googleNonces, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor,
     passkeys, watches, alerts

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponses, FormResultSchema } from '../../../schemas/common.ts'
 import { IdpBodySchema } from '../../../schemas/auth.ts'
 import { GOOGLE_FAILED } from '../../services/accounts/google.ts'
+import { DISABLED_ANSWER } from '../../services/accounts/index.ts'
 import { requestMeta } from './normalize.ts'
 import { startSession } from '../sessions/start.ts'
 
@@ -37,6 +38,8 @@ const idpRoutes: FastifyPluginAsyncTypebox = async (app) => {
       request.log.info({ reason: 'account-conflict' }, 'Google sign-in refused')
       return failed
     }
+    // staff disabled the account: said to whoever proved its Google identity, as to its password
+    if ('disabled' in outcome) return DISABLED_ANSWER
     // an account with a second factor starts at level 1, as with a password (docs/decisions.md, Second factors)
     const aal = await mfa.signinLevel(outcome.userId)
     const user = await startSession(request, outcome.userId, { method: 'google', credentialVersion: outcome.credentialVersion, aal })

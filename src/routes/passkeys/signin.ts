@@ -11,6 +11,7 @@ import type { Config } from '../../config.ts'
 import { clientOf } from '../../plugins/rate-limit.ts'
 import { AUDIT } from '../../services/accounts/audit.ts'
 import { PASSKEY_MESSAGES } from '../../services/passkeys/index.ts'
+import { MESSAGES } from '../../services/accounts/index.ts'
 import { requestMeta } from '../accounts/normalize.ts'
 import { startSession } from '../sessions/start.ts'
 
@@ -18,7 +19,7 @@ const tags = ['auth']
 const MINUTE = 60_000
 
 const passkeySigninRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
-  const { passkeys, audit } = app.services
+  const { passkeys, audit, accounts } = app.services
   await app.register(app.sessionCookie)
   // each options call stores a challenge, each answer costs a signature check: both under the sign-in's budget per address
   const optionsPerIp = app.limiter({ name: 'passkey-options-ip', max: config.rateLimits.signinIp, timeWindow: MINUTE, key: clientOf })
@@ -51,6 +52,11 @@ const passkeySigninRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
     if (!outcome.ok) {
       await audit.record(AUDIT.signinFailure, null, meta)
       throw new ProofRefused(outcome.message)
+    }
+    // staff disabled the account: said to whoever proved its passkey (403, as every refusal here)
+    if (await accounts.disabled(outcome.userId)) {
+      await audit.record(AUDIT.signinFailure, outcome.userId, meta)
+      throw new ProofRefused(MESSAGES.accountDisabled)
     }
     // a passkey is a second factor as well as the first: the session starts at level 2
     const user = await startSession(request, outcome.userId, { remember, method: 'passkey', credentialVersion: outcome.credentialVersion, aal: 2 })

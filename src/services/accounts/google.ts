@@ -95,6 +95,8 @@ export type GoogleService = ReturnType<typeof createGoogleService>
 
 /** credentialVersion: the users.credential_version the sign-in read (docs/decisions.md, Credential versions) */
 export type GoogleSignin = { userId: string, isNewUser: boolean, credentialVersion: number }
+/** the identity's account is disabled by staff (docs/operations.md, Support → Actions) */
+export type Disabled = { disabled: string }
 
 interface AccountDeps {
   database: Database
@@ -121,9 +123,12 @@ export function createGoogleAccountService (deps: AccountDeps) {
   const db = deps.database.db
   const now = deps.now ?? Date.now
 
-  // null: the state changed under us (a simultaneous sign-in), match again
-  async function attempt (identity: GoogleIdentity, acquisitionCode: string | undefined, meta: RequestMeta): Promise<GoogleSignin | 'refused' | null> {
-    const [known] = await db.select({ id: users.id, credentialVersion: users.credentialVersion }).from(users).where(eq(users.googleSub, identity.sub))
+  // null: the state changed under us (a simultaneous sign-in), match again. 'disabled': the account
+  // this identity signs in to was disabled by staff; it is not linked or changed
+  async function attempt (identity: GoogleIdentity, acquisitionCode: string | undefined, meta: RequestMeta): Promise<GoogleSignin | Disabled | 'refused' | null> {
+    const [known] = await db.select({ id: users.id, credentialVersion: users.credentialVersion, disabledAt: users.disabledAt }).from(users)
+      .where(eq(users.googleSub, identity.sub))
+    if (known?.disabledAt) return { disabled: known.id }
     if (known) return { userId: known.id, isNewUser: false, credentialVersion: known.credentialVersion }
 
     const at = new Date(now())
@@ -131,8 +136,9 @@ export function createGoogleAccountService (deps: AccountDeps) {
     // address, so it is confirmed from now on.
     const [before] = await db.select({
       id: users.id, googleSub: users.googleSub, hasPassword: sql<boolean>`${users.passwordHash} is not null`, passwordProven: users.passwordProven,
-      credentialVersion: users.credentialVersion
+      credentialVersion: users.credentialVersion, disabledAt: users.disabledAt
     }).from(users).where(eq(users.email, identity.email))
+    if (before?.disabledAt) return { disabled: before.id }
     if (before) {
       // linked a moment ago
       if (before.googleSub === identity.sub) return { userId: before.id, isNewUser: false, credentialVersion: before.credentialVersion }
@@ -185,9 +191,9 @@ export function createGoogleAccountService (deps: AccountDeps) {
   }
 
   return {
-    /** the account this Google identity signs in to, or null when it cannot have one */
-    async signin (identity: GoogleIdentity, acquisitionCode: string | undefined, meta: RequestMeta): Promise<GoogleSignin | null> {
-      let outcome: GoogleSignin | 'refused' | null = null
+    /** the account this Google identity signs in to, or null when it cannot have one, or Disabled */
+    async signin (identity: GoogleIdentity, acquisitionCode: string | undefined, meta: RequestMeta): Promise<GoogleSignin | Disabled | null> {
+      let outcome: GoogleSignin | Disabled | 'refused' | null = null
       // Two simultaneous first sign-ins race on the unique email and google_sub: the loser matches again.
       for (let tries = 0; tries < 2 && outcome === null; tries++) {
         try {
@@ -197,6 +203,10 @@ export function createGoogleAccountService (deps: AccountDeps) {
         }
       }
       if (outcome === null || outcome === 'refused') return null
+      if ('disabled' in outcome) {
+        await deps.audit.record(AUDIT.signinFailure, outcome.disabled, meta)
+        return outcome
+      }
       await deps.audit.record(AUDIT.signinSuccess, outcome.userId, meta)
       // a listed address becomes admin (Google has confirmed it); others pay a lookup in memory
       if (deps.adminEmails?.listed(identity.email)) await deps.adminEmails.promote(outcome.userId)

@@ -25,6 +25,8 @@ const BACKOFF_MAX_S = 300
 
 export const MESSAGES = {
   wrongCredentials: 'Wrong e-mail or password',
+  // staff disabled the account (docs/operations.md, Support → Actions): said only to whoever proved its credential
+  accountDisabled: 'account disabled',
   captcha: CAPTCHA_MESSAGE
 } as const
 
@@ -41,6 +43,9 @@ export type SigninOutcome =
   | { ok: true, userId: string, credentialVersion: number }
   | { ok: false, fieldError: FieldError }
   | { ok: false, retryAfter: number }
+
+/** the answer to a sign-in that proved the credential of a disabled account (password, Google, passkey) */
+export const DISABLED_ANSWER = { status: 'error' as const, fieldError: { field: 'email' as const, message: MESSAGES.accountDisabled } }
 
 interface Deps {
   database: Database
@@ -81,7 +86,7 @@ export function createAccountService (deps: Deps) {
 
   // A sign-in's reads, built into SQL once rather than on every sign-in (Drizzle's query building
   // cost about 40 us of CPU a statement, README: Benchmarks)
-  const signinUser = db.select({ id: users.id, passwordHash: users.passwordHash, credentialVersion: users.credentialVersion }).from(users)
+  const signinUser = db.select({ id: users.id, passwordHash: users.passwordHash, credentialVersion: users.credentialVersion, disabledAt: users.disabledAt }).from(users)
     .where(eq(users.email, sql.placeholder('email'))).prepare('signin_user')
   // A rehash writes only over the hash it verified: a password changed meanwhile is never written back
   const rehashUser = db.update(users).set({ passwordHash: sql`${sql.placeholder('hash')}` })
@@ -114,6 +119,12 @@ export function createAccountService (deps: Deps) {
     const until = row?.locked_until ? new Date(row.locked_until).getTime() : 0
     // refused by a lock a concurrent claim has just set, newer than this statement's snapshot: 1 s at least
     return Math.max(1, Math.ceil((until - at) / 1000))
+  }
+
+  /** whether the account of this address is disabled */
+  async function isDisabled (email: string): Promise<boolean> {
+    const [row] = await db.select({ disabledAt: users.disabledAt }).from(users).where(eq(users.email, email))
+    return row?.disabledAt != null
   }
 
   async function loadInfo (userId: string) {
@@ -178,8 +189,9 @@ export function createAccountService (deps: Deps) {
       if (created) {
         await deps.audit.record(AUDIT.signup, created.id, meta)
         deps.mail.sendLater(confirmationMail(email, created.secret))
-      } else {
-        // No account enumeration: the same answer, and the owner hears about it instead.
+      } else if (!await isDisabled(email)) {
+        // No account enumeration: the same answer, and the owner hears about it instead (unless
+        // staff disabled the account: its mails are held).
         deps.mail.sendLater({
           to: email,
           subject: 'Someone tried to sign up with your e-mail address',
@@ -206,6 +218,13 @@ export function createAccountService (deps: Deps) {
       if (!user || !ok) {
         await deps.audit.record(AUDIT.signinFailure, user?.id ?? null, meta)
         return { ok: false, fieldError: { field: 'password', message: MESSAGES.wrongCredentials } }
+      }
+      // A disabled account says so, but only to whoever proved its password: a wrong one is answered
+      // as always, so the answer tells a guesser nothing. No session starts (and none could: its
+      // write checks disabled_at too, src/services/sessions/store.ts).
+      if (user.disabledAt !== null) {
+        await deps.audit.record(AUDIT.signinFailure, user.id, meta)
+        return { ok: false, fieldError: DISABLED_ANSWER.fieldError }
       }
       if (rehash) await rehashUser.execute({ hash: await deps.passwords.hash(password), id: user.id, verified: user.passwordHash })
       // a success clears the address's claims, this one included (beside the audit row: one wait for both)
@@ -244,10 +263,17 @@ export function createAccountService (deps: Deps) {
     },
 
     async resendConfirmation (userId: string): Promise<void> {
-      const [user] = await db.select({ email: users.email, confirmedAt: users.confirmedAt }).from(users).where(eq(users.id, userId))
-      if (!user || user.confirmedAt) return
+      const [user] = await db.select({ email: users.email, confirmedAt: users.confirmedAt, disabledAt: users.disabledAt }).from(users).where(eq(users.id, userId))
+      // a disabled account's mails are held
+      if (!user || user.confirmedAt || user.disabledAt) return
       const secret = await newConfirmation(db, userId)
       deps.mail.sendLater(confirmationMail(user.email, secret))
+    },
+
+    /** whether staff disabled this account (a passkey sign-in asks, having proved the passkey) */
+    async disabled (userId: string): Promise<boolean> {
+      const [row] = await db.select({ disabledAt: users.disabledAt }).from(users).where(eq(users.id, userId))
+      return row?.disabledAt != null
     },
 
     /** what GET /auth/info shows, from memory while the account is unchanged */

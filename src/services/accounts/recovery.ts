@@ -14,6 +14,8 @@ import { NOTHING_CUT, type AccessCutOff, type CutOff } from './cut-off.ts'
 
 export const RECOVERY_TTL_MS = 3600 * 1000
 export const INVALID_LINK = 'This link is invalid or has expired'
+/** a link of an account staff disabled (docs/operations.md, Support → Actions): it changes nothing until the account is enabled */
+export const ACCOUNT_DISABLED = 'account disabled'
 
 export type RecoveryOutcome = { status: 'success' } | { status: 'error', fieldError: FieldError }
 /** a reset's answer: what it revoked and disabled, unless the person kept them */
@@ -39,6 +41,7 @@ export function createRecoveryService (deps: Deps) {
   const db = database.db
   const now = deps.now ?? Date.now
   const invalidLink: { status: 'error', fieldError: FieldError } = { status: 'error', fieldError: { field: 'password', message: INVALID_LINK } }
+  const disabled: { status: 'error', fieldError: FieldError } = { status: 'error', fieldError: { field: 'email', message: ACCOUNT_DISABLED } }
 
   function recoveryMail (to: string, secret: string) {
     const link = `${deps.publicUrl}/recovery/${secret}`
@@ -54,7 +57,7 @@ export function createRecoveryService (deps: Deps) {
 
   /** the account a still-usable link belongs to */
   async function linkOwner (secret: string) {
-    const [row] = await db.select({ userId: users.id, email: users.email }).from(authTokens)
+    const [row] = await db.select({ userId: users.id, email: users.email, disabledAt: users.disabledAt }).from(authTokens)
       .innerJoin(users, eq(users.id, authTokens.userId))
       .where(and(
         eq(authTokens.hash, hashLinkSecret(secret)),
@@ -68,15 +71,15 @@ export function createRecoveryService (deps: Deps) {
   return {
     /**
      * Registered or not, the same work: a secret is made and hashed, and one INSERT … SELECT runs,
-     * which stores a link only when the address has an account. Only then is a mail sent, after the
-     * answer has left.
+     * which stores a link only when the address has an account that is not disabled (its mails are
+     * held). Only then is a mail sent, after the answer has left.
      */
     async request (email: string): Promise<void> {
       const { secret, hash } = newLinkSecret()
       const expiresAt = new Date(now() + RECOVERY_TTL_MS).toISOString()
       const rows = await database.query<{ user_id: string }>(
         `insert into auth_tokens (hash, kind, user_id, expires_at)
-         select $1, 'recovery', id, $3::timestamptz from users where email = $2
+         select $1, 'recovery', id, $3::timestamptz from users where email = $2 and disabled_at is null
          returning user_id`,
         [hash, email, expiresAt]
       )
@@ -84,7 +87,8 @@ export function createRecoveryService (deps: Deps) {
     },
 
     async check (secret: string): Promise<RecoveryOutcome> {
-      return await linkOwner(secret) ? { status: 'success' } : invalidLink
+      const owner = await linkOwner(secret)
+      return !owner ? invalidLink : owner.disabledAt ? disabled : { status: 'success' }
     },
 
     /**
@@ -94,6 +98,7 @@ export function createRecoveryService (deps: Deps) {
     async reset (secret: string, password: string, meta: RequestMeta, keepApiKeys = false): Promise<ResetOutcome> {
       const owner = await linkOwner(secret)
       if (!owner) return invalidLink
+      if (owner.disabledAt) return disabled
       const weak = passwords.policy(password, owner.email)
       if (weak) return { status: 'error', fieldError: { field: 'password', message: weak } }
       const passwordHash = await passwords.hash(password)

@@ -63,12 +63,16 @@ export function createAlertDigest (opts: DigestOptions) {
   const intervalMs = opts.intervalH * 3600_000
   // (a Date inside raw SQL is not a parameter every driver takes: the bounds go as ISO text, cast)
 
-  /** the users with alerts no digest listed, whose digest is on and whose interval is over */
+  /**
+   * the users with alerts no digest listed, whose digest is on and whose interval is over; a
+   * disabled account's alerts wait unmailed until it is enabled (its mails are held)
+   */
   async function due (at: Date): Promise<string[]> {
     const since = new Date(at.getTime() - intervalMs)
     const rows = await database.db.selectDistinct({ userId: alerts.userId }).from(alerts)
       .leftJoin(alertMail, eq(alertMail.userId, alerts.userId))
-      .where(and(isNull(alerts.mailedAt), isNull(alertMail.unsubscribedAt),
+      .innerJoin(users, eq(users.id, alerts.userId))
+      .where(and(isNull(alerts.mailedAt), isNull(alertMail.unsubscribedAt), isNull(users.disabledAt),
         sql`(${alertMail.lastSentAt} is null or ${alertMail.lastSentAt} <= ${since.toISOString()}::timestamptz)`))
       .limit(USERS_PER_PASS)
     return rows.map((r) => r.userId)
@@ -87,9 +91,9 @@ export function createAlertDigest (opts: DigestOptions) {
       if (taken.length === 0) return null
       const rows = await tx.update(alerts).set({ mailedAt: at })
         .where(and(eq(alerts.userId, userId), isNull(alerts.mailedAt))).returning()
-      const [user] = await tx.select({ email: users.email }).from(users).where(eq(users.id, userId))
+      const [user] = await tx.select({ email: users.email }).from(users).where(and(eq(users.id, userId), isNull(users.disabledAt)))
       if (rows.length === 0 || !user) {
-        // nothing to list after all: the interval is not spent
+        // nothing to list after all, or the account was disabled meanwhile: the interval is not spent, the alerts wait
         tx.rollback()
       }
       rows.sort((a, b) => a.seq - b.seq)

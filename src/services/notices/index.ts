@@ -44,11 +44,12 @@ export function createNotices (deps: NoticeDeps) {
   return {
     /**
      * Mail `notice` to the account's address, after the answer has left. An unknown (deleted) account
-     * gets none. A disabled account still gets its notices: they are how its holder learns what staff did.
+     * gets none. A disabled account's mails are held, but for the notices of staff actions: they are
+     * how its holder learns what staff did, and why.
      */
     async send (userId: string, notice: Notice): Promise<void> {
-      const [row] = await deps.database.query<{ email: string }>('select email from users where id = $1', [userId])
-      if (!row) return
+      const [row] = await deps.database.query<{ email: string, disabled: boolean }>('select email, disabled_at is not null as disabled from users where id = $1', [userId])
+      if (!row || (row.disabled && !notice.byStaff)) return
       deps.mail.sendLater({ to: row.email, subject: `Security notice: ${notice.what}`, text: text(notice, new Date(now())) })
     }
   }

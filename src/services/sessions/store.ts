@@ -141,12 +141,13 @@ export function createSessionService (deps: SessionServiceDeps) {
     .prepare('session_write')
 
   // A sign-in's new row, written only while the user's credential version is the one its sign-in
-  // read with the credential: FOR SHARE waits for a credential change holding the user's row and then
-  // sees its new version (./credential-change.ts says why no session outlives a change).
+  // read with the credential and the account is not disabled: FOR SHARE waits for a credential change
+  // or a staff disable holding the user's row and then sees what it wrote (./credential-change.ts says
+  // why no session outlives a change; src/services/staff/disable.ts, a disable).
   const START = `insert into sessions (id, public_id, user_id, data, expires_at, created_at, last_used_at, user_agent, ip_prefix, method,
       proved_at, credential_version, aal)
     select $1, $2::uuid, u.id, $4::jsonb, $5::timestamptz, $6::timestamptz, $6::timestamptz, $7, $8, $9, $6::timestamptz, u.credential_version, $11::smallint
-      from users u where u.id = $3::uuid and u.credential_version = $10
+      from users u where u.id = $3::uuid and u.credential_version = $10 and u.disabled_at is null
       for share
     returning created_at, expires_at`
 
