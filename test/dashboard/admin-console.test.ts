@@ -84,7 +84,7 @@ t.test('the staff console', { skip }, async (t) => {
     const dialog = page.locator('#admin-action-dialog')
     await dialog.waitFor(WAIT)
     const effect = await page.textContent('#admin-action-effect')
-    t.match(effect, `Disable ${target.email}: ends its session, refuses its 1 API key`, 'the dialog names what it does to whom')
+    t.match(effect, `Disable ${target.email}: ends its session, revokes its 1 API key and holds its mails`, 'the dialog names what it does to whom')
     await inspectView(t, page, 'admin-disable-dialog')
     await page.click('#admin-action-confirm')
     t.equal(await page.textContent('#admin-action-reason-error'), 'Give the reason', 'not without a reason')

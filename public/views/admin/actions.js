@@ -15,19 +15,29 @@ const MAX_DELTA = 1000
 
 const list = (parts) => parts.length < 2 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`
 
+/** what goes with every session: the keys revoked and the endpoints disabled stay so after an enable */
+function cutOff (u) {
+  const live = u.webhooks.filter((w) => !w.disabled).length
+  return [
+    u.apiKeys.length ? `revokes its ${plural(u.apiKeys.length, 'API key')}` : null,
+    live ? `disables its ${plural(live, 'webhook endpoint')}` : null
+  ].filter(Boolean)
+}
+
 function disableEffect (u) {
   const parts = [
-    u.sessions.length ? `ends ${u.sessions.length === 1 ? 'its session' : `its ${u.sessions.length} sessions`}` : 'signs it out everywhere',
-    u.apiKeys.length ? `refuses its ${plural(u.apiKeys.length, 'API key')}` : null,
-    u.webhooks.length ? `holds the deliveries to its ${plural(u.webhooks.length, 'webhook endpoint')}` : null,
+    u.sessions.length ? `ends ${u.sessions.length === 1 ? 'its session' : `its ${u.sessions.length} sessions`}` : 'ends any session it has',
+    ...cutOff(u),
     'holds its mails'
-  ].filter(Boolean)
-  return `${list(parts)}, until it is enabled again. Nothing of the account is deleted; a sign-in is answered "account disabled".`
+  ]
+  const kept = cutOff(u).length ? ' Enabling it again does not bring back the keys or endpoints: whoever had the account may have made them.' : ''
+  return `${list(parts)}. A sign-in is answered "account disabled"; its reports, credits and watches are kept.${kept}`
 }
 
 function factorsEffect (u) {
   const factors = [u.mfa?.totp ? 'its authenticator app and recovery codes' : null, u.mfa?.passkeys ? `its ${plural(u.mfa.passkeys, 'passkey')}` : null].filter(Boolean)
-  return `removes ${list(factors)} and ends its sessions; it signs in with its password (or Google) alone until it sets a second factor up again.`
+  const parts = [`removes ${list(factors)}`, 'ends its sessions', ...cutOff(u)]
+  return `${list(parts)}, as the command-line removal does. It then signs in with its password (or Google) alone until it sets a second factor up again.`
 }
 
 const ROLE_TEXT = {
@@ -44,7 +54,7 @@ export function actionsFor (me, u) {
   const who = u.email
   const all = [
     u.disabled
-      ? { key: 'enable', label: 'Enable', title: `Enable ${who}`, confirm: 'Enable the account', effect: () => 'it may sign in again; its API keys work again, and its held webhook deliveries and mails go out.', call: (v) => api.adminEnable(u.id, v.reason), done: `${who} is enabled.` }
+      ? { key: 'enable', label: 'Enable', title: `Enable ${who}`, confirm: 'Enable the account', effect: () => 'it may sign in again, and its mails go out again; its reports, credits and watches are as they were. API keys and webhook endpoints the disable revoked stay so: the holder makes new ones.', call: (v) => api.adminEnable(u.id, v.reason), done: `${who} is enabled.` }
       : { key: 'disable', label: 'Disable', danger: true, title: `Disable ${who}`, confirm: 'Disable the account', effect: () => disableEffect(u), call: (v) => api.adminDisable(u.id, v.reason), done: `${who} is disabled.` },
     {
       key: 'credits', label: 'Change credits', admin: true, title: `Change the credits of ${who}`, confirm: 'Change the credits',

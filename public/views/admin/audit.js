@@ -1,6 +1,6 @@
 // The audit log (#/admin/audit?userId&actorId&kind&from&to&offset): newest first, twenty a page,
 // filtered by the account acted on, the one who acted (a staff member, or the holder), the kind
-// ("admin.disable", or a prefix the API accepts) and a time range. Each line names the kind, both
+// ("admin.disable", or "admin.*" for every kind under a prefix) and a time range. Each line names the kind, both
 // accounts (links to their pages), where it came from, and its details: a staff action's reason.
 import * as api from '../../api.js'
 import { fill, formatDateTime, h } from '../../dom.js'
@@ -63,7 +63,7 @@ export function auditPage (ctx, params) {
   const form = h('form', { class: 'admin-filters', id: `${P}-form`, noValidate: true },
     field(P, 'userId', 'Account id', inputs.userId),
     field(P, 'actorId', 'Actor id', inputs.actorId),
-    field(P, 'kind', 'Kind', inputs.kind),
+    field(P, 'kind', 'Kind', inputs.kind, 'One kind, or admin.* for every staff action.'),
     field(P, 'from', 'From', inputs.from),
     field(P, 'to', 'To', inputs.to),
     h('div', { class: 'actions start' }, h('button', { type: 'submit', class: 'button primary' }, 'Filter'), clear))
