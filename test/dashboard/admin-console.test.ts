@@ -2,8 +2,9 @@
 // code, opens Admin, finds an account by part of its address, disables it with a reason through the
 // confirm dialog (which names what it does to whom), sees it disabled, finds the admin.disable line
 // naming the reason in the audit log, and enables it again after the fresh proof the dialog asks for.
-// A support member is not shown the admin-only actions; a staff member without a second factor is
-// sent to the account page to set one up; a plain user has no Admin link.
+// A support member is not shown the admin-only actions (and is offered the admin:read scope for a
+// key); a staff member without a second factor is sent to the account page to set one up; a plain
+// user has neither an Admin link nor the admin:read scope.
 import type { Page } from 'playwright-core'
 import t, { type Test } from '../tap.ts'
 import { registeredUser, signedInUser } from '../helper.ts'
@@ -128,6 +129,10 @@ t.test('the staff console', { skip }, async (t) => {
   await t.test('a support member is not shown the admin-only actions', async (t) => {
     const support = await staffMember(m, 'support')
     const page = await staffPage(t, 'support', support)
+    // the account page offers staff the admin:read scope for a key of their own
+    await page.click('#account-link')
+    await page.locator('#api-key-scope-admin-read').waitFor(WAIT)
+    t.pass('the API key form offers staff admin:read')
     await page.click('#admin-link')
     await page.evaluate((id) => { location.hash = `#/admin/users/${id}` }, targetId)
     await page.locator('#admin-user-actions').waitFor(WAIT)
@@ -154,6 +159,9 @@ t.test('the staff console', { skip }, async (t) => {
     const { page } = await d.signedInPage(t, 'plain')
     await page.locator('#account-link').waitFor(WAIT)
     t.equal(await page.locator('#admin-link').count(), 0, 'no Admin link')
+    await page.click('#account-link')
+    await page.locator('#api-key-form').waitFor(WAIT)
+    t.equal(await page.locator('#api-key-scope-admin-read').count(), 0, 'nor the admin:read scope for a key')
     await page.evaluate(() => { location.hash = '#/admin' })
     await page.locator('#admin-denied').waitFor(WAIT)
     t.pass('the address alone shows no console')

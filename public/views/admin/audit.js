@@ -4,11 +4,12 @@
 // accounts (links to their pages), where it came from, and its details: a staff action's reason.
 import * as api from '../../api.js'
 import { fill, formatDateTime, h } from '../../dom.js'
-import { field } from '../../forms.js'
+import { field, formHelpers } from '../../forms.js'
 import { hashWith, offsetOf, PAGE, pager, refusal, shortId } from './common.js'
 
 const P = 'admin-audit'
 const FILTERS = ['userId', 'actorId', 'kind', 'from', 'to']
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** an ISO instant as a datetime-local input's value, in the browser's time zone */
 function localValue (iso) {
@@ -67,11 +68,19 @@ export function auditPage (ctx, params) {
     field(P, 'from', 'From', inputs.from),
     field(P, 'to', 'To', inputs.to),
     h('div', { class: 'actions start' }, h('button', { type: 'submit', class: 'button primary' }, 'Filter'), clear))
+  const f = formHelpers(form, P)
   form.addEventListener('submit', (event) => {
     event.preventDefault()
+    f.clear()
+    const userId = inputs.userId.value.trim().toLowerCase()
+    const actorId = inputs.actorId.value.trim().toLowerCase()
+    // the API takes whole ids only (an account's page shows its id)
+    for (const [name, value] of [['userId', userId], ['actorId', actorId]]) {
+      if (value && !UUID.test(value)) return f.showField({ field: name, message: 'A whole account id, as its page shows it' })
+    }
     go({
-      userId: inputs.userId.value.trim(),
-      actorId: inputs.actorId.value.trim(),
+      userId,
+      actorId,
       kind: inputs.kind.value.trim(),
       from: isoValue(inputs.from.value),
       to: isoValue(inputs.to.value)

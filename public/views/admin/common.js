@@ -51,8 +51,9 @@ export function refusal (err, retry) {
       h('h2', null, 'Not for this account'),
       h('p', null, 'The staff console is for support and admin staff. Ask an admin if you need it.'))
   }
-  const again = h('button', { type: 'button', class: 'button small' }, 'Try again')
-  again.addEventListener('click', retry)
+  // a 400 (a filter that is not an id, say) answers the same however often it is sent
+  const again = err?.status === 400 ? null : h('button', { type: 'button', class: 'button small' }, 'Try again')
+  again?.addEventListener('click', retry)
   return h('div', { class: 'card', id: 'admin-error', role: 'alert' }, h('p', { class: 'form-error' }, errorText(err)), again)
 }
 
