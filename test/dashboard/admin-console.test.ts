@@ -72,6 +72,7 @@ t.test('the staff console', { skip }, async (t) => {
     await page.locator('#admin-user-email').waitFor(WAIT)
     t.equal(await page.textContent('#admin-user-email'), target.email, 'the account\'s page')
     t.equal(await page.textContent('#admin-user-state'), 'Active')
+    t.match(await page.getAttribute('#admin-user-back', 'href'), /^#\/admin\/users\?q=/, 'its way back is to the search')
     await page.waitForFunction(() => document.querySelectorAll('#admin-user-sessions .program-item').length === 1, null, WAIT)
     t.equal(await page.locator('#admin-user-keys .program-item').count(), 1, 'its API key')
     for (const action of ['disable', 'credits', 'sessions', 'recovery', 'role']) {

@@ -23,6 +23,11 @@ export function hashWith (path, params) {
   return s ? `${path}?${s}` : path
 }
 
+/** the last search this page showed, where an account's page goes back to */
+let lastSearch = '#/admin/users'
+export const rememberSearch = (hash) => { lastSearch = hash }
+export const searchHash = () => lastSearch
+
 export const offsetOf = (params) => Math.max(0, Math.floor(Number(params.offset) || 0))
 
 const TABS = [['overview', '#/admin', 'Overview'], ['users', '#/admin/users', 'Users'], ['audit', '#/admin/audit', 'Audit log']]

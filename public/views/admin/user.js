@@ -5,7 +5,7 @@
 import * as api from '../../api.js'
 import { fill, formatDateTime, h, plural, timeAgo } from '../../dom.js'
 import { actionDialog, actionsFor } from './actions.js'
-import { refusal } from './common.js'
+import { refusal, searchHash } from './common.js'
 import { accountBadges } from './users.js'
 
 const row = (label, ...value) => h('div', { class: 'detail' }, h('dt', null, label), h('dd', null, ...value))
@@ -92,7 +92,7 @@ export function userPage (ctx, userId) {
   load()
   return {
     title: 'Account',
-    node: h('div', null, h('a', { href: '#/admin/users', class: 'back' }, '← Users'), notice, body, dialog),
+    node: h('div', null, h('a', { href: searchHash(), class: 'back', id: 'admin-user-back' }, '← Users'), notice, body, dialog),
     dispose: () => { if (dialog.open) dialog.close() }
   }
 }

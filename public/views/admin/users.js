@@ -4,7 +4,7 @@
 import * as api from '../../api.js'
 import { fill, formatDateTime, h, plural, timeAgo } from '../../dom.js'
 import { field } from '../../forms.js'
-import { hashWith, offsetOf, PAGE, pager, refusal } from './common.js'
+import { hashWith, offsetOf, PAGE, pager, refusal, rememberSearch } from './common.js'
 
 const P = 'admin-search'
 
@@ -41,6 +41,7 @@ export function usersPage (ctx, params) {
   const status = STATUSES.some(([s]) => s === params.status) ? params.status : ''
   const offset = offsetOf(params)
   const go = (next) => ctx.navigate(hashWith('#/admin/users', next))
+  rememberSearch(hashWith('#/admin/users', { q, status, offset }))
 
   const input = h('input', { type: 'search', value: q, autocomplete: 'off', spellcheck: false, placeholder: 'alice@ or example.com' })
   const select = h('select', null, STATUSES.map(([value, text]) => h('option', { value, selected: value === status }, text)))
