@@ -124,6 +124,7 @@ t.test('the staff console', { skip }, async (t) => {
     await page.fill('#admin-action-proof-password', admin.password)
     await page.press('#admin-action-proof-password', 'Enter')
     await page.locator('#admin-action-done').waitFor(WAIT)
+    await page.locator('#admin-user-state[data-state=active]').waitFor(WAIT)
     t.equal(await page.textContent('#admin-user-state'), 'Active', 'enabled again after the fresh proof')
   })
 

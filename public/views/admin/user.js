@@ -68,9 +68,10 @@ const hookItem = (w) => h('li', { class: 'program-item' },
 export function userPage (ctx, userId) {
   const notice = h('div', { class: 'admin-notice', 'aria-live': 'polite' })
   const body = h('div', { id: 'admin-user', 'aria-busy': 'true' }, h('p', { class: 'muted loading' }, 'Loading the account…'))
-  const { dialog, open } = actionDialog(ctx, (_result, action) => {
+  // the account is read again first, so that the note and what the page shows agree
+  const { dialog, open } = actionDialog(ctx, async (_result, action) => {
+    await load()
     fill(notice, h('p', { class: 'notice ok', id: 'admin-action-done', role: 'status' }, action.done))
-    load()
   })
   const load = async () => {
     body.setAttribute('aria-busy', 'true')
