@@ -1,7 +1,7 @@
 // npm run factors -- remove --user EMAIL
 // An operator removes every second factor of an account that lost them all, once the person's
 // identity is proved out of band as at enrolment (docs/operations.md, Lost second factors), through
-// the service staff's DELETE /admin/users/{id}/factors uses too (src/services/mfa/factor-removal.ts
+// the service staff's DELETE /admin/users/{id}/factors uses too (src/services/accounts/factor-removal.ts
 // says what goes, and what else ends with them).
 // The arguments are checked before anything else is loaded, as npm run sessions does.
 import { parseArgs } from 'node:util'
@@ -33,7 +33,7 @@ const { openForCommand } = await import('./open-database.ts')
 const { createCredentialChanges } = await import('../services/sessions/credential-change.ts')
 const { AUDIT, createAuditService } = await import('../services/accounts/audit.ts')
 const { createAccessCutOff, describeCutOff } = await import('../services/accounts/cut-off.ts')
-const { createFactorRemoval } = await import('../services/mfa/factor-removal.ts')
+const { createFactorRemoval } = await import('../services/accounts/factor-removal.ts')
 const { eq } = await import('drizzle-orm')
 const { users } = await import('../db/schema.ts')
 // while a server owns the embedded database this goes through it, and the triggers' NOTIFYs reach that server

@@ -44,7 +44,7 @@ import { createStaffOverview } from '../services/staff/overview.ts'
 import { createStaffPromocodes } from '../services/staff/promocodes.ts'
 import { GENERATE_QUEUE } from '../jobs/queue.ts'
 import { createNotices } from '../services/notices/index.ts'
-import { createFactorRemoval } from '../services/mfa/factor-removal.ts'
+import { createFactorRemoval } from '../services/accounts/factor-removal.ts'
 import { createStaffActions } from '../services/staff/actions.ts'
 
 const AUDIT_PRUNE_MS = 3600_000
@@ -148,7 +148,7 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   }
   // security notices to the holder (src/services/notices/index.ts)
   const notices = createNotices({ database, mail, publicUrl: config.publicUrl, now })
-  // every second factor of an account removed: npm run factors and staff (src/services/mfa/factor-removal.ts)
+  // every second factor of an account removed: npm run factors and staff (src/services/accounts/factor-removal.ts)
   const factorRemoval = createFactorRemoval({ credentials, cutOff: accessCutOff })
   // disable, enable, credits, end sessions, remove factors, send a link (src/services/staff/actions.ts)
   const staffActions = createStaffActions({

@@ -11,5 +11,6 @@ await runGroup([
   'staff/admin-emails.test.ts',
   'staff/admins-cli.test.ts',
   'staff/user-actions.test.ts',
+  'staff/disabled-account.test.ts',
   'scale-out/staff-disable.test.ts'
 ])

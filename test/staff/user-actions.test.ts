@@ -23,7 +23,7 @@ let admin: StaffMember
 let support: StaffMember
 t.before(async () => {
   const record = (mail: Mail) => { mails.push(mail) }
-  m = await buildMfaApp(t, { SIGNUP_FREE_REPORTS: '3' }, { mail: { send: async (mail: Mail) => { record(mail) }, sendLater: record, close: async () => {} } })
+  m = await buildMfaApp(t, { SIGNUP_FREE_REPORTS: '3', RATE_LIMIT_SIGNUP_IP: '1000', RATE_LIMIT_SIGNIN_IP: '1000' }, { mail: { send: async (mail: Mail) => { record(mail) }, sendLater: record, close: async () => {} } })
   await seedReportData(m.app.database.db)
   admin = await staffMember(m, 'admin')
   support = await staffMember(m, 'support')
@@ -259,4 +259,23 @@ t.test('bad input: 404 for an unknown or malformed id, 400 naming the field, not
   }
   t.equal((await act(admin, 'DELETE', `/users/${user.id}/sessions`, { reason: '' })).statusCode, 400, 'an empty reason to end sessions')
   t.same(await snapshot(user.id), before, 'nothing changed: audit, ledger, user row, mails')
+})
+
+t.test('every action needs a fresh proof, and a key never acts, not even a staff member\'s admin:read key', async (t) => {
+  const user = await customer()
+  const stale = await staffMember(m, 'admin')
+  const before = await snapshot(user.id)
+  const key = await issueKey(m.app, stale.auth, { scopes: ['admin:read'] })
+  const byKey = await act(key, 'POST', `/users/${user.id}/disable`, { reason: 'by a program' })
+  t.equal(byKey.statusCode, 403, 'a key is refused')
+  t.match(byKey.json(), { code: 403, message: 'access denied' })
+  await m.app.database.query("update sessions set proved_at = now() - interval '1 day' where user_id = $1", [stale.id])
+  for (const [method, url, body] of [
+    ['POST', 'disable', { reason: 'x' }], ['POST', 'enable', { reason: 'x' }], ['POST', 'credits', { delta: 1, reason: 'x' }],
+    ['DELETE', 'sessions', { reason: 'x' }], ['DELETE', 'factors', { proof: 'x' }], ['POST', 'mail', { kind: 'recovery', reason: 'x' }]
+  ] as const) {
+    t.same((await act(stale, method, `/users/${user.id}/${url}`, body)).json(),
+      { code: 403, message: 're-authentication required', reason: 'reauthentication_required' }, `${url}: a stale proof is refused`)
+  }
+  t.same(await snapshot(user.id), before, 'nothing changed')
 })

@@ -1,11 +1,11 @@
 // Staff removing every second factor of an account (docs/operations.md, Support → Actions): what
-// `npm run factors -- remove` does (../mfa/factor-removal.ts), with the staff member as the audit
+// `npm run factors -- remove` does (../accounts/factor-removal.ts), with the staff member as the audit
 // row's actor and the proof of the holder's identity they gave in its details.
 import type { Database } from '../../db/client.ts'
 import { Conflict } from '../../errors.ts'
 import { AUDIT, type AuditService, type RequestMeta } from '../accounts/audit.ts'
 import type { AccountChanges } from '../accounts/changes.ts'
-import type { FactorRemoval, FactorsRemoved } from '../mfa/factor-removal.ts'
+import type { FactorRemoval, FactorsRemoved } from '../accounts/factor-removal.ts'
 import { lockTarget } from './target.ts'
 
 export interface StaffFactorsDeps {

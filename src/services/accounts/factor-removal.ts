@@ -10,7 +10,7 @@ import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { mfaRecoveryCodes, mfaTotp, passkeys } from '../../db/schema.ts'
 import type { CredentialChanges } from '../sessions/credential-change.ts'
-import type { AccessCutOff, CutOff } from '../accounts/cut-off.ts'
+import type { AccessCutOff, CutOff } from './cut-off.ts'
 
 /** what a removal took away, and what its change ended and cut off */
 export interface FactorsRemoved {
