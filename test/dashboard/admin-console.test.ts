@@ -2,8 +2,8 @@
 // code, opens Admin, finds an account by part of its address, disables it with a reason through the
 // confirm dialog (which names what it does to whom), sees it disabled, finds the admin.disable line
 // naming the reason in the audit log, and enables it again after the fresh proof the dialog asks for.
-// A support member is not shown the admin-only actions (and is offered the admin:read scope for a
-// key); a staff member without a second factor is sent to the account page to set one up; a plain
+// A support member is not shown the admin-only actions nor any on a staff account (and is offered
+// the admin:read scope for a key); a staff member without a second factor is sent to the account page to set one up; a plain
 // user has neither an Admin link nor the admin:read scope.
 import type { Page } from 'playwright-core'
 import t, { type Test } from '../tap.ts'
@@ -140,6 +140,10 @@ t.test('the staff console', { skip }, async (t) => {
     await page.locator('#admin-user-actions').waitFor(WAIT)
     for (const action of ['disable', 'sessions', 'recovery']) t.ok(await page.locator(`#admin-${action}`).isVisible(), `support is offered ${action}`)
     for (const action of ['credits', 'factors', 'role']) t.equal(await page.locator(`#admin-${action}`).count(), 0, `support is not offered ${action}`)
+    // support acts on customers' accounts only: a staff account's page offers nothing
+    await page.evaluate((id) => { location.hash = `#/admin/users/${id}` }, support.id)
+    await page.locator('#admin-user-staff-only').waitFor(WAIT)
+    t.equal(await page.locator('#admin-user-actions button').count(), 0, 'no action on a staff account')
   })
 
   await t.test('a staff member without a second factor is told to set one up', async (t) => {

@@ -46,6 +46,9 @@ const ROLE_TEXT = {
   admin: 'admin: everything support does, and credits, second factors, roles and promo codes'
 }
 
+/** whether `me` may act on `u` at all: support acts on customers' accounts only (403 on a staff one) */
+export const mayActOn = (me, u) => isAdmin(me) || u.role === 'user'
+
 /**
  * The actions `me` may take on the account `u` (GET /admin/users/{id}), in the order the page shows
  * them: {key, label, danger, admin, title, effect(values), fields, confirm, call(values)}.
@@ -85,13 +88,14 @@ export function actionsFor (me, u) {
       call: (v) => api.adminRemoveFactors(u.id, v.proof),
       done: `The second factors of ${who} are removed.`
     },
-    {
+    // a disabled account's mails are held (the API answers 409)
+    !u.disabled && {
       key: 'recovery', label: 'Send a password-reset link', title: `Send a password-reset link to ${who}`, confirm: 'Send the link',
       effect: () => `mails a link to set a new password to ${who}, the account's own address. The link is not shown to you.`,
       call: (v) => api.adminMail(u.id, 'recovery', v.reason),
       done: `A password-reset link is on its way to ${who}.`
     },
-    !u.confirmed && {
+    !u.confirmed && !u.disabled && {
       key: 'confirmation', label: 'Send the confirmation link', title: `Send the confirmation link to ${who}`, confirm: 'Send the link',
       effect: () => `mails a new link that confirms the address ${who}. The link is not shown to you.`,
       call: (v) => api.adminMail(u.id, 'confirmation', v.reason),
@@ -106,7 +110,9 @@ export function actionsFor (me, u) {
       done: `The role of ${who} is changed.`
     }
   ]
-  return all.filter((a) => a && (!a.admin || isAdmin(me)))
+  // the API refuses staff their own disable and role change (409)
+  const own = me?.id !== undefined && me.id === u.id
+  return all.filter((a) => a && (!a.admin || isAdmin(me)) && !(own && (a.key === 'disable' || a.key === 'role')))
 }
 
 /**

@@ -4,7 +4,7 @@
 // prefix) and its webhook endpoints, and a link to its lines of the audit log.
 import * as api from '../../api.js'
 import { fill, formatDateTime, h, plural, timeAgo } from '../../dom.js'
-import { actionDialog, actionsFor } from './actions.js'
+import { actionDialog, actionsFor, mayActOn } from './actions.js'
 import { refusal, searchHash } from './common.js'
 import { accountBadges } from './users.js'
 
@@ -31,9 +31,14 @@ function accountCard (u) {
 }
 
 function actionsCard (ctx, u, openAction) {
+  const head = h('h2', { id: 'admin-user-actions-title' }, 'Actions')
+  if (!mayActOn(ctx.user, u)) {
+    return h('section', { class: 'card', id: 'admin-user-actions', 'aria-labelledby': 'admin-user-actions-title' },
+      head, h('p', { class: 'muted', id: 'admin-user-staff-only' }, 'This is a staff account: only an admin acts on it.'))
+  }
   const actions = actionsFor(ctx.user, u)
   return h('section', { class: 'card', id: 'admin-user-actions', 'aria-labelledby': 'admin-user-actions-title' },
-    h('h2', { id: 'admin-user-actions-title' }, 'Actions'),
+    head,
     h('p', { class: 'muted small' }, 'Each asks for a reason, which the audit log and the account holder\'s security log keep; the holder is also sent a notice.'),
     h('div', { class: 'actions start admin-actions' }, actions.map((a) => {
       const button = h('button', { type: 'button', class: `button${a.danger ? ' danger' : ''}`, id: `admin-${a.key}` }, a.label)
