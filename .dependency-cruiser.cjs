@@ -23,7 +23,9 @@ const CONCEPTS = {
   images: ['outbound', 'caches', 'limits'],
   'api-keys': ['sessions', 'caches', 'limits'],
   idempotency: [],
-  webhooks: ['outbound', 'caches', 'limits']
+  webhooks: ['outbound', 'caches', 'limits'],
+  notices: ['accounts', 'sessions'],
+  staff: ['accounts', 'billing', 'sessions', 'mfa', 'caches', 'limits']
 }
 
 const names = Object.keys(CONCEPTS)
