@@ -21,6 +21,7 @@ export const AdminUserParamsSchema = Type.Object({ id: UuidSchema({ description:
 
 export const AdminUserQuerySchema = Type.Object({
   q: Type.Optional(Type.String({ maxLength: 254, description: 'a part of the address, any case (`%` and `_` match themselves)' })),
+  email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'exactly this address, any case (the address a ticket names)' })),
   status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('disabled'), Type.Literal('unconfirmed')], {
     description: 'active: confirmed and not disabled; disabled; unconfirmed: not confirmed and not disabled'
   })),

@@ -38,6 +38,9 @@ t.test('search: a part of the address in any case; % and _ match themselves', as
   t.equal((await get(`/admin/users?q=${encodeURIComponent('%')}`)).json().total, 1, 'a lone % finds the one address that has one')
   t.equal((await get(`/admin/users?q=${encodeURIComponent('b_b_100')}`)).json().total, 0, '_ is a character, not any character')
   t.equal((await get('/admin/users?q=nobody-has-this-part')).json().total, 0)
+  const exact = (await get(`/admin/users?email=${encodeURIComponent(people.plain.email.toUpperCase())}`)).json()
+  t.same(exact.items.map((u: { email: string }) => u.email), [people.plain.email], 'email: the whole address, any case')
+  t.equal((await get(`/admin/users?email=${encodeURIComponent(people.plain.email.slice(1))}`)).json().total, 0, 'email: never a part')
 
   const item = all.items.find((u: { email: string }) => u.email === people.plain.email)
   t.match(item, {

@@ -20,7 +20,7 @@ const adminUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { staff: 'support', apiKeyScope: 'admin:read' },
     schema: {
       operationId: 'adminListUsers', tags, security,
-      summary: 'Accounts, newest first: `q` finds a part of the address in any case; `status` keeps one state',
+      summary: 'Accounts, newest first: `q` finds a part of the address in any case, `email` the whole address; `status` keeps one state',
       querystring: AdminUserQuerySchema,
       response: { 200: AdminUserListSchema, ...errorResponses(400, 401, 403, 429, 500, 503) }
     }

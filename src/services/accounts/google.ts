@@ -9,7 +9,7 @@ import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
 import type { MailService } from './mail.ts'
 import type { AccountChanges } from './changes.ts'
 import type { CredentialChanges } from '../sessions/credential-change.ts'
-import type { AdminEmails } from '../staff/admin-emails.ts'
+import type { ListedAdmins } from './index.ts'
 
 export const GOOGLE_FAILED = 'Google sign-in failed'
 // The library also accepts its universe domain as an issuer; Google's ID tokens carry only these two.
@@ -108,7 +108,7 @@ interface AccountDeps {
   accountChanges: Pick<AccountChanges, 'changed'>
   signupFreeReports: number
   /** ADMIN_EMAILS: a listed address becomes admin at its sign-ins */
-  adminEmails?: AdminEmails
+  adminEmails?: ListedAdmins
   now?: () => number
 }
 

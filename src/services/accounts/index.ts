@@ -15,7 +15,6 @@ import { currentSubscription } from '../billing/subscription-state.ts'
 import { createViewCache } from '../caches/view-cache.ts'
 import type { AccountChanges } from './changes.ts'
 import { mfaStatusColumns } from '../mfa/index.ts'
-import type { AdminEmails } from '../staff/admin-emails.ts'
 
 export const CONFIRM_TTL_MS = 7 * 24 * 3600 * 1000
 /** the NOTIFY channel of drizzle/0003's triggers: a user id whose row or subscriptions changed */
@@ -59,8 +58,19 @@ interface Deps {
   /** the view below listens to it: the next info() of a changed account reads it again */
   accountChanges: AccountChanges
   /** ADMIN_EMAILS: a listed address becomes admin at its confirmation and its sign-ins */
-  adminEmails?: AdminEmails
+  adminEmails?: ListedAdmins
   now?: () => number
+}
+
+/**
+ * ADMIN_EMAILS as sign-in and confirmation use it (src/services/staff/admin-emails.ts implements it;
+ * declared here so that accounts imports nothing of staff, which builds on accounts)
+ */
+export interface ListedAdmins {
+  /** whether the address is listed: a lookup in memory */
+  listed: (email: string) => boolean
+  /** make the account admin when its address is listed and confirmed */
+  promote: (userId: string) => Promise<unknown>
 }
 
 export function createAccountService (deps: Deps) {

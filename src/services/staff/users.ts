@@ -10,7 +10,7 @@ import type { Role } from './roles.ts'
 
 export type UserStatus = 'active' | 'disabled' | 'unconfirmed'
 
-export interface UserQuery { q?: string, status?: UserStatus, offset: number, limit: number }
+export interface UserQuery { q?: string, email?: string, status?: UserStatus, offset: number, limit: number }
 
 const iso = (d: Date | string | null): string | null => d === null ? null : new Date(d).toISOString()
 
@@ -84,10 +84,12 @@ export function createStaffUsers (deps: { database: Database, now?: () => number
   }
 
   return {
-    /** a page of accounts, newest first: `q` a case-insensitive part of the address, `status` one state */
+    /** a page of accounts, newest first: `q` a case-insensitive part of the address, `email` the whole of it, `status` one state */
     async list (query: UserQuery) {
       const where = and(
         query.q ? ilike(users.email, containsPattern(query.q)) : undefined,
+        // addresses are stored lowercase: the unique index answers this one
+        query.email ? eq(users.email, query.email.trim().toLowerCase()) : undefined,
         query.status ? STATUS[query.status] : undefined
       )
       const [rows, [{ n }]] = await Promise.all([
