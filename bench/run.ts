@@ -14,8 +14,9 @@ import { sse } from './scenarios/sse.ts'
 import { engine } from './scenarios/engine.ts'
 import { ingest } from './scenarios/import.ts'
 import { alerts } from './scenarios/alerts.ts'
+import { adminSearch } from './scenarios/admin-search.ts'
 
-const SCENARIOS: Scenario[] = [authInfo, reportRead, signin, refresh, tls, sse, engine, ingest, alerts]
+const SCENARIOS: Scenario[] = [authInfo, reportRead, signin, refresh, tls, sse, engine, ingest, alerts, adminSearch]
 
 function pick (args: string[]): Scenario[] {
   if (args.length === 0 || args.includes('all')) return SCENARIOS

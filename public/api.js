@@ -267,6 +267,26 @@ export const testWebhook = (webhookId) => request('POST', `${hook(webhookId)}/te
 export const deliveries = (webhookId, offset = 0, limit = 10) => request('GET', `${hook(webhookId)}/deliveries${query({ offset, limit })}`)
 export const retryDelivery = (webhookId, deliveryId) => request('POST', `${hook(webhookId)}/deliveries/${encodeURIComponent(deliveryId)}/retry`)
 
+// Staff (the console, public/views/admin/): every call needs a staff role and a session at level 2
+// (403 "second factor required" otherwise); the writes also need a fresh proof (403 "re-authentication
+// required", public/fresh-proof.js). `support` may read, disable, enable, end sessions and send a mail.
+const staffUser = (userId) => `/admin/users/${encodeURIComponent(userId)}`
+export const adminOverview = () => request('GET', '/admin/overview')
+/** params: {q, status, offset, limit} */
+export const adminUsers = (params) => request('GET', `/admin/users${query(params)}`)
+export const adminUser = (userId) => request('GET', staffUser(userId))
+/** params: {userId, actorId, kind, from, to, offset, limit} */
+export const adminAudit = (params) => request('GET', `/admin/audit${query(params)}`)
+export const adminDisable = (userId, reason) => request('POST', `${staffUser(userId)}/disable`, { reason })
+export const adminEnable = (userId, reason) => request('POST', `${staffUser(userId)}/enable`, { reason })
+export const adminCredits = (userId, delta, reason) => request('POST', `${staffUser(userId)}/credits`, { delta, reason })
+export const adminEndSessions = (userId, reason) => request('DELETE', `${staffUser(userId)}/sessions`, { reason })
+export const adminRemoveFactors = (userId, proof) => request('DELETE', `${staffUser(userId)}/factors`, { proof })
+/** kind: 'recovery' or 'confirmation'; the mail goes to the account's own address */
+export const adminMail = (userId, kind, reason) => request('POST', `${staffUser(userId)}/mail`, { kind, reason })
+export const adminSetRole = (userId, role, reason) => request('PUT', `${staffUser(userId)}/role`, { role, reason })
+export const adminPromocodes = () => request('GET', '/admin/promocodes')
+
 function query (params) {
   const q = new URLSearchParams()
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v))

@@ -1,7 +1,7 @@
 // The dashboard: restores the session, then routes between the home (search, new report, past
 // reports), a report page, the alerts page, the account page and the pages of the mailed links.
 // Hash routes (#/, #/report/<id>, #/report/<id>/diffs/<source>/<month>, #/alerts, #/account,
-// #/confirm, #/recovery, #/unsubscribe) need nothing from the server; the mailed links' own paths
+// #/admin… for staff, #/confirm, #/recovery, #/unsubscribe) need nothing from the server; the mailed links' own paths
 // (/confirm/<secret>, /recovery/<secret>, /unsubscribe/<token>) are turned into those hashes by
 // link.js, which must stay the first import: it takes the secret out of the address bar.
 import { mailedLink } from './link.js'
@@ -15,6 +15,8 @@ import { accountView } from './views/account.js'
 import { confirmView, recoveryView, unsubscribeView } from './views/links.js'
 import { secondFactorView } from './views/second-factor.js'
 import { alertsView } from './views/alerts.js'
+import { adminView } from './views/admin/index.js'
+import { isStaff } from './views/admin/common.js'
 import { bellNodes, startAlerts, stopAlerts } from './alert-bell.js'
 
 const main = document.getElementById('main')
@@ -75,6 +77,8 @@ function renderAccount () {
     user ? h('span', { class: 'account-email', id: 'account-email-header' }, user.email) : null,
     user ? h('span', { class: 'credits', id: 'credits' }, subscribed(user) ? 'Subscribed' : plural(user.reportCredits, 'credit')) : null,
     bellNodes(),
+    // staff only (the API refuses everyone else at /admin): the support desk's console
+    isStaff(user) ? h('a', { class: 'button ghost small', href: '#/admin', id: 'admin-link' }, 'Admin') : null,
     h('a', { class: 'button ghost small', href: '#/account', id: 'account-link', title: user ? `Your account: ${user.email}` : 'Your account' }, 'Account'),
     signOut
   )
@@ -148,10 +152,14 @@ function route () {
   if (match) mount(reportView({ ...ctx, reportId: decodeURIComponent(match[1]), focus: match[2] ? { source: match[2], month: match[3] } : null }))
   else if (hash.startsWith('#/alerts')) mount(alertsView())
   else if (hash.startsWith('#/account')) mount(accountView({ ...ctx, paid: hash === '#/account/paid', revoked }))
+  else if (hash === '#/admin' || hash.startsWith('#/admin/') || hash.startsWith('#/admin?')) mount(adminView(ctx, hash))
   else mount(homeView({ ...ctx, flash: takeFlash() }))
   const accountLink = document.getElementById('account-link')
   if (hash.startsWith('#/account')) accountLink?.setAttribute('aria-current', 'page')
   else accountLink?.removeAttribute('aria-current')
+  const adminLink = document.getElementById('admin-link')
+  if (hash.startsWith('#/admin')) adminLink?.setAttribute('aria-current', 'page')
+  else adminLink?.removeAttribute('aria-current')
   const bell = document.getElementById('alerts-bell')
   if (hash.startsWith('#/alerts')) bell?.setAttribute('aria-current', 'page')
   else bell?.removeAttribute('aria-current')

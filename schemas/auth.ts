@@ -34,6 +34,9 @@ export const AuthInfoSchema = Type.Object({
   confirmed: Type.Boolean(),
   hasPassword: Type.Boolean(),
   idp: Type.Object({ google: Type.Boolean() }),
+  role: Type.Union([Type.Literal('user'), Type.Literal('support'), Type.Literal('admin')], {
+    description: 'user, or a staff role: support or admin may call /admin (with a second factor; docs/operations.md, Support)'
+  }),
   acquisitionCode: Type.Optional(Type.String()),
   promocode: Type.Optional(Type.String()),
   reportCredits: Type.Integer(),

@@ -52,6 +52,8 @@ export const EnvSchema = Type.Object({
   DEMO_DATA: Type.Optional(OnOff()),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
   CORS_ORIGINS: Type.String({ default: '' }),
+  // addresses that become `admin` once confirmed (comma list): the first admin of a new deployment
+  ADMIN_EMAILS: Type.String({ default: '' }),
   SSE_HEARTBEAT_S: Int(15, 1, 3600),
   SSE_MAX_STREAMS_PER_USER: Int(20, 1, 100000),
   SHUTDOWN_READY_DELAY_S: Int(5, 0, 300),

@@ -64,6 +64,10 @@ import passkeyRoutes from './routes/passkeys/manage.ts'
 import passkeySigninRoutes from './routes/passkeys/signin.ts'
 import totpRoutes from './routes/mfa/totp.ts'
 import mfaVerifyRoutes from './routes/mfa/verify.ts'
+import adminUserRoutes from './routes/admin/users.ts'
+import adminAuditRoutes from './routes/admin/audit.ts'
+import adminPromocodeRoutes from './routes/admin/promocodes.ts'
+import adminOverviewRoutes from './routes/admin/overview.ts'
 import adminUserActionRoutes from './routes/admin/user-actions.ts'
 import securityLogRoutes from './routes/accounts/security-log.ts'
 
@@ -196,6 +200,11 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     // promo codes work without Stripe: outside the billing scope that answers 503 when it is not configured
     await api.register(promocodeRoutes, { prefix: '/billing', config })
     await api.register(clientConfigRoutes, { config })
+    // the staff's API (docs/operations.md, Support): config.staff on each route (src/plugins/staff.ts)
+    await api.register(adminUserRoutes, { prefix: '/admin' })
+    await api.register(adminAuditRoutes, { prefix: '/admin' })
+    await api.register(adminPromocodeRoutes, { prefix: '/admin' })
+    await api.register(adminOverviewRoutes, { prefix: '/admin' })
     // staff: disable, enable, credits, end sessions, remove factors, send a link
     await api.register(adminUserActionRoutes, { prefix: '/admin' })
   }, { prefix: API_PREFIX })

@@ -10,6 +10,7 @@ import { withDotEnv, type Source } from './config/environment.ts'
 import { parseEnv } from './config/parse-env.ts'
 import { productionProblems } from './config/production.ts'
 import { publicUrlOf } from './config/public-url.ts'
+import { adminEmailsOf } from './config/admin-emails.ts'
 import { checkFormats, checkLifetimes, checkStripe, list, metricsPortOf, retrySchedule } from './config/well-formed.ts'
 
 // The compiled build (dist/, which every `:prod` command runs) is the production build: there an
@@ -76,6 +77,8 @@ export interface Config {
   demoData: boolean
   logLevel: Env['LOG_LEVEL']
   corsOrigins: string[]
+  /** ADMIN_EMAILS, lowercase: these accounts become `admin` once confirmed */
+  adminEmails: string[]
   sseHeartbeatS: number
   /** open streams one user may hold on this instance (SSE_MAX_STREAMS_PER_USER) */
   sseMaxStreamsPerUser: number
@@ -130,8 +133,9 @@ export function loadConfig (source: Source = environment()): Config {
   const captchaOn = captchaEnabled(e, database.production, problems)
   const metricsPort = metricsPortOf(e, problems)
   checkStripe(e, problems)
+  const adminEmails = adminEmailsOf(e.ADMIN_EMAILS, problems)
   refuse(problems)
-  return toConfig(e, { database, secrets, captchaOn, metricsPort })
+  return toConfig(e, { database, secrets, captchaOn, metricsPort, adminEmails })
 }
 
 /**
@@ -159,10 +163,11 @@ interface Derived {
   secrets: SigningSecrets
   captchaOn: boolean
   metricsPort: number | null
+  adminEmails: string[]
 }
 
 /** the checked environment, as the service reads it */
-function toConfig (e: Env, { database, secrets, captchaOn, metricsPort }: Derived): Config {
+function toConfig (e: Env, { database, secrets, captchaOn, metricsPort, adminEmails }: Derived): Config {
   const { dataDir } = database
   return {
     env: e.NODE_ENV,
@@ -197,6 +202,7 @@ function toConfig (e: Env, { database, secrets, captchaOn, metricsPort }: Derive
     demoData: e.DEMO_DATA ? e.DEMO_DATA === 'on' : e.NODE_ENV === 'development',
     logLevel: e.LOG_LEVEL,
     corsOrigins: list(e.CORS_ORIGINS),
+    adminEmails,
     sseHeartbeatS: e.SSE_HEARTBEAT_S,
     sseMaxStreamsPerUser: e.SSE_MAX_STREAMS_PER_USER,
     shutdownReadyDelayS: e.SHUTDOWN_READY_DELAY_S,

@@ -66,6 +66,8 @@ export const settings = {
   alertsTimeout: Math.max(10, num('BENCH_ALERTS_TIMEOUT', 180)),
   /** the service's ALERT_BATCH_PROFILES as the children inherit it, for the record ('default' when unset) */
   alertBatchProfiles: process.env.ALERT_BATCH_PROFILES || 'default',
+  /** scenario 10: accounts the staff search runs over */
+  adminSearchAccounts: Math.max(1000, Math.floor(num('BENCH_ADMIN_SEARCH_ACCOUNTS', 1_000_000))),
   /** npm run load: connections over the mix, seconds, and how long the server may settle before "after" */
   loadConnections: Math.max(3, Math.floor(num('BENCH_LOAD_CONNECTIONS', 1000))),
   loadDuration: Math.max(1, num('BENCH_LOAD_DURATION', 20)),

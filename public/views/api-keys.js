@@ -6,15 +6,19 @@ import { errorText, formatDateTime, h, listLoader, timeAgo } from '../dom.js'
 import { field, formHelpers, formStatus } from '../forms.js'
 import { ProofCancelled, withFreshProof } from '../fresh-proof.js'
 import { secretSlot, showSecret } from '../one-time-secret.js'
+import { isStaff } from './admin/common.js'
 
 // the API's scopes, in its order; the dashboard test checks that this list names every one the API has
+// (admin:read only a staff member may issue: the form offers it to staff alone)
 export const SCOPES = [
   ['reports:read', 'Read reports', 'list and read reports, export them, follow their progress'],
   ['reports:write', 'Write reports', 'create, generate and delete reports (generating spends your credits)'],
   ['profiles:read', 'Search profiles', 'search the profiles reports are made on'],
   ['webhooks', 'Webhooks', 'manage webhook endpoints and their deliveries'],
-  ['alerts', 'Alerts', 'watch reports, read their alerts and follow them live']
+  ['alerts', 'Alerts', 'watch reports, read their alerts and follow them live'],
+  ['admin:read', 'Staff reads', 'read the staff console\'s accounts, audit log and overview (never a change there)']
 ]
+const STAFF_ONLY = new Set(['admin:read'])
 
 const P = 'api-key'
 
@@ -39,7 +43,7 @@ function keyItem (key, revoke) {
 function createForm (ctx, { alert, proofSlot, secret, reload }) {
   const name = h('input', { type: 'text', maxLength: 100, autocomplete: 'off', required: true })
   const days = h('input', { type: 'number', min: 1, max: 3650, step: 1, inputMode: 'numeric', placeholder: 'never' })
-  const boxes = SCOPES.map(([scope, label, hint]) => {
+  const boxes = SCOPES.filter(([scope]) => !STAFF_ONLY.has(scope) || isStaff(ctx.user)).map(([scope, label, hint]) => {
     const input = h('input', { type: 'checkbox', name: 'scopes', value: scope, id: `${P}-scope-${scope.replace(':', '-')}`, 'aria-describedby': `${P}-scope-${scope.replace(':', '-')}-hint` })
     return h('div', { class: 'check-row' },
       h('label', { class: 'check' }, input, h('span', null, h('span', { class: 'check-name' }, label), ' ', h('code', null, scope))),

@@ -36,7 +36,12 @@ const TAGS = [
   { name: 'meta', description: 'what clients need to know about this deployment' },
   { name: 'alerts', description: 'watches on ready reports, the alerts their profiles\' later months raise, their stream and digest mail' },
   { name: 'webhooks', description: 'the events the service POSTs to subscribed endpoints (Standard Webhooks)' },
-  { name: 'admin', description: 'the support desk: what staff (the support and admin roles, at level 2) read and do to accounts' }
+  {
+    name: 'admin',
+    description: 'the support desk: accounts, their roles and actions, the audit log, promo codes, the overview. Every operation needs a staff role ' +
+      '(support or admin; 403 `access denied` otherwise) and a session at level 2 (403 `second factor required`); writes need a fresh proof; ' +
+      'an API key with `admin:read` reads, never writes'
+  }
 ]
 
 async function openApiPlugin (app: FastifyInstance, opts: OpenApiOptions) {

@@ -36,6 +36,13 @@ import { createAlertReading } from '../services/alerts/reading.ts'
 import { createAlertDigest } from '../services/alerts/digest.ts'
 import { createUnsubscribeTokens } from '../services/alerts/unsubscribe-tokens.ts'
 import { createRoleReader } from '../services/staff/roles.ts'
+import { createAdminEmails } from '../services/staff/admin-emails.ts'
+import { createRoleChanges } from '../services/staff/role-change.ts'
+import { createStaffUsers } from '../services/staff/users.ts'
+import { createStaffAuditLog } from '../services/staff/audit-log.ts'
+import { createStaffOverview } from '../services/staff/overview.ts'
+import { createStaffPromocodes } from '../services/staff/promocodes.ts'
+import { GENERATE_QUEUE } from '../jobs/queue.ts'
 import { createNotices } from '../services/notices/index.ts'
 import { createFactorRemoval } from '../services/accounts/factor-removal.ts'
 import { createStaffActions } from '../services/staff/actions.ts'
@@ -69,8 +76,10 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const mfa = createMfaService({
     database, now, encryptionKey: config.mfa.encryptionKey, previousKeys: config.mfa.previousKeys, changed: accountChanges.changed
   })
+  // ADMIN_EMAILS: a listed address becomes admin once confirmed (src/services/staff/admin-emails.ts)
+  const adminEmails = createAdminEmails({ database, audit, emails: config.adminEmails, changed: accountChanges.changed })
   const accounts = createAccountService({
-    database, passwords, captcha, mail, audit, promocodes, accountChanges, now,
+    database, passwords, captcha, mail, audit, promocodes, accountChanges, adminEmails, now,
     publicUrl: config.publicUrl,
     signupFreeReports: config.signupFreeReports
   })
@@ -86,7 +95,7 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   })
   const google = createGoogleService(config.google)
   const googleAccounts = createGoogleAccountService({
-    database, audit, notices, accountChanges, now,
+    database, audit, notices, accountChanges, adminEmails, now,
     changeCredential: credentials.change,
     signupFreeReports: config.signupFreeReports
   })
@@ -135,6 +144,14 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
     intervalH: config.alerts.digestIntervalH, now, log: app.log
   })
   const roles = createRoleReader({ database })
+  // what staff read and change at /admin (docs/operations.md, Support)
+  const staff = {
+    users: createStaffUsers({ database, now }),
+    roles: createRoleChanges({ database, audit, changed: accountChanges.changed }),
+    audit: createStaffAuditLog({ database }),
+    overview: createStaffOverview({ database, queue: app.queue.boss, queueName: GENERATE_QUEUE, now }),
+    promocodes: createStaffPromocodes({ database, promocodes, audit })
+  }
   // every second factor of an account removed: npm run factors and staff (src/services/accounts/factor-removal.ts)
   const factorRemoval = createFactorRemoval({ credentials, cutOff: accessCutOff })
   // disable, enable, credits, end sessions, remove factors, send a link (src/services/staff/actions.ts)
@@ -142,7 +159,7 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
     database, audit, cutOff: accessCutOff, removal: factorRemoval, recovery, accounts, announceEnded: sessions.announceEnded, accountChanges
   })
   return {
-    alertDigest, unsubscribeTokens, roles, notices, newDevices, securityLog, factorRemoval, staffActions,
+    alertDigest, unsubscribeTokens, roles, notices, newDevices, securityLog, staff, adminEmails, factorRemoval, staffActions,
     passwords, mail, audit, emailHasher, captcha, promocodes, accounts, reports, recovery, google, googleAccounts, billing,
     sessionControl, credentials, accessCutOff, passwordChange, passwordProof, googleNonces, ownerProof, accountDeletion, images, webhooks, apiKeys, mfa, secondFactor,
     passkeys, watches, alerts

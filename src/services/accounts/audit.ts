@@ -51,8 +51,11 @@ export const AUDIT = {
   adminPromocodeDelete: 'admin.promocode.delete'
 } as const
 
-/** a staff action as its audit row records it */
-export interface StaffAction { userId: string | null, actorId: string, meta: RequestMeta, details: Record<string, unknown> }
+/**
+ * a staff action as its audit row records it; an operator's command (`npm run admins`) has no actor
+ * and no request (actorId and meta null)
+ */
+export interface StaffAction { userId: string | null, actorId: string | null, meta: RequestMeta | null, details: Record<string, unknown> }
 
 export interface RequestMeta { ip: string, userAgent?: string }
 
@@ -87,7 +90,7 @@ export type EmailHasher = ReturnType<typeof createEmailHasher>
 
 export function createAuditService (deps: { database: Database, retentionDays: number, now?: () => number }) {
   const now = deps.now ?? Date.now
-  const userAgentOf = (meta: RequestMeta) => meta.userAgent?.slice(0, 512) ?? null
+  const userAgentOf = (meta: RequestMeta | null) => meta?.userAgent?.slice(0, 512) ?? null
   return {
     /** emailHash: only on rows that outlive their account (never the address itself) */
     async record (kind: string, userId: string | null, meta: RequestMeta, emailHash: string | null = null): Promise<void> {
@@ -101,7 +104,7 @@ export function createAuditService (deps: { database: Database, retentionDays: n
 
     /** a staff action (an `admin.*` kind), in the transaction `tx` of what it records */
     async recordStaffIn (tx: Db, kind: string, action: StaffAction): Promise<void> {
-      await tx.execute(sql`select audit_record(${kind}, ${action.userId}::uuid, ${action.meta.ip}, ${userAgentOf(action.meta)}, null,
+      await tx.execute(sql`select audit_record(${kind}, ${action.userId}::uuid, ${action.meta?.ip ?? null}, ${userAgentOf(action.meta)}, null,
         ${action.actorId}::uuid, ${JSON.stringify(action.details)}::jsonb)`)
     },
 

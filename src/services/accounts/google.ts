@@ -10,6 +10,7 @@ import type { Notices } from '../notices/index.ts'
 import { NOTICE } from '../notices/what.ts'
 import type { AccountChanges } from './changes.ts'
 import type { CredentialChanges } from '../sessions/credential-change.ts'
+import type { ListedAdmins } from './index.ts'
 
 export const GOOGLE_FAILED = 'Google sign-in failed'
 // The library also accepts its universe domain as an issuer; Google's ID tokens carry only these two.
@@ -108,6 +109,8 @@ interface AccountDeps {
   /** told when a user's account changes here (src/services/accounts/changes.ts) */
   accountChanges: Pick<AccountChanges, 'changed'>
   signupFreeReports: number
+  /** ADMIN_EMAILS: a listed address becomes admin at its sign-ins */
+  adminEmails?: ListedAdmins
   now?: () => number
 }
 
@@ -208,6 +211,8 @@ export function createGoogleAccountService (deps: AccountDeps) {
         return outcome
       }
       await deps.audit.record(AUDIT.signinSuccess, outcome.userId, meta)
+      // a listed address becomes admin (Google has confirmed it); others pay a lookup in memory
+      if (deps.adminEmails?.listed(identity.email)) await deps.adminEmails.promote(outcome.userId)
       return outcome
     },
 

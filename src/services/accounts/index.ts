@@ -57,7 +57,20 @@ interface Deps {
   signupFreeReports: number
   /** the view below listens to it: the next info() of a changed account reads it again */
   accountChanges: AccountChanges
+  /** ADMIN_EMAILS: a listed address becomes admin at its confirmation and its sign-ins */
+  adminEmails?: ListedAdmins
   now?: () => number
+}
+
+/**
+ * ADMIN_EMAILS as sign-in and confirmation use it (src/services/staff/admin-emails.ts implements it;
+ * declared here so that accounts imports nothing of staff, which builds on accounts)
+ */
+export interface ListedAdmins {
+  /** whether the address is listed: a lookup in memory */
+  listed: (email: string) => boolean
+  /** make the account admin when its address is listed and confirmed */
+  promote: (userId: string) => Promise<unknown>
 }
 
 export function createAccountService (deps: Deps) {
@@ -135,6 +148,7 @@ export function createAccountService (deps: Deps) {
       confirmed: user.confirmedAt !== null,
       hasPassword: user.passwordHash !== null,
       idp: { google: user.googleSub !== null },
+      role: user.role,
       ...(user.acquisitionCode !== null ? { acquisitionCode: user.acquisitionCode } : {}),
       ...(user.promocode !== null ? { promocode: user.promocode } : {}),
       reportCredits: user.reportCredits,
@@ -225,6 +239,8 @@ export function createAccountService (deps: Deps) {
       if (rehash) await rehashUser.execute({ hash: await deps.passwords.hash(password), id: user.id, verified: user.passwordHash })
       // a success clears the address's claims, this one included (beside the audit row: one wait for both)
       await Promise.all([clearFailures.execute({ email }), deps.audit.record(AUDIT.signinSuccess, user.id, meta)])
+      // only a listed address costs a statement (it is admin from then on, if confirmed)
+      if (deps.adminEmails?.listed(email)) await deps.adminEmails.promote(user.id)
       return { ok: true, userId: user.id, credentialVersion: user.credentialVersion }
     },
 
@@ -251,6 +267,7 @@ export function createAccountService (deps: Deps) {
       if (confirmedNow) {
         infoView.invalidate(token.userId)
         await deps.audit.record(AUDIT.confirm, token.userId, meta)
+        await deps.adminEmails?.promote(token.userId)
       }
       return true
     },

@@ -7,7 +7,7 @@ import { and, count, desc, eq, gt, isNull, or, sql } from 'drizzle-orm'
 import type { ApiKeyScope } from '../../../schemas/api-keys.ts'
 import type { Database } from '../../db/client.ts'
 import { apiKeys, users } from '../../db/schema.ts'
-import { Conflict, notFound } from '../../errors.ts'
+import { BadRequest, Conflict, notFound } from '../../errors.ts'
 import { newKey } from './format.ts'
 import { createKeyView } from './view.ts'
 
@@ -61,7 +61,12 @@ export function createApiKeyService (deps: ApiKeyServiceDeps) {
       const expiresAt = request.expiresInDays === undefined ? null : new Date(now() + request.expiresInDays * DAY_MS)
       // the user's row lock: concurrent creations are counted one after the other
       return await db.transaction(async (tx) => {
-        await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update')
+        const [owner] = await tx.select({ role: users.role }).from(users).where(eq(users.id, userId)).for('update')
+        // a key that reads /admin is a staff member's (docs/operations.md, Support); it stops working
+        // when its owner stops being staff (src/plugins/staff.ts)
+        if (request.scopes.includes('admin:read') && owner?.role !== 'support' && owner?.role !== 'admin') {
+          throw new BadRequest('body scopes: admin:read may be given only to a staff member\'s key')
+        }
         const [{ n }] = await tx.select({ n: count() }).from(apiKeys).where(liveOf(userId))
         if (n >= MAX_LIVE_KEYS) throw new Conflict(`at most ${MAX_LIVE_KEYS} live API keys per user`)
         for (let attempt = 1; ; attempt++) {

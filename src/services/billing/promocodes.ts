@@ -7,6 +7,18 @@ import { PromocodeRefused } from '../../errors.ts'
 
 export interface NewPromocode { code: string, maxUses: number, expiresAt?: Date | null, credits?: number }
 
+/** what a code may be made of (the command's CODE, the admin API's `code`) */
+export const PROMOCODE_PATTERN = '^[\\w-]{1,64}$'
+
+const DAY_MS = 24 * 3600 * 1000
+/** a code given the last day it works (YYYY-MM-DD) expires at the first instant after that day (UTC); null for no such day */
+export function expiryAfter (day: string): Date | null {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(day))) return null
+  return new Date(Date.parse(day) + DAY_MS)
+}
+/** the last day a code works, as it was given (YYYY-MM-DD) */
+export const lastDayBefore = (expiresAt: Date): string => new Date(expiresAt.getTime() - 1).toISOString().slice(0, 10)
+
 const usable = (code: string, now: Date) => and(
   eq(promocodes.code, code),
   lt(promocodes.uses, promocodes.maxUses),
@@ -30,14 +42,24 @@ export function createPromocodeService (deps: { db: Db, now?: () => number }) {
   }
 
   return {
-    async create (p: NewPromocode) {
-      const [row] = await deps.db.insert(promocodes)
+    /** a new code, in the transaction `tx` when given (the admin API's audit row goes with it) */
+    async create (p: NewPromocode, tx: Db = deps.db) {
+      const [row] = await tx.insert(promocodes)
         .values({ code: p.code, maxUses: p.maxUses, expiresAt: p.expiresAt ?? null, credits: p.credits ?? 1 })
         .returning()
       return row
     },
 
     list: () => deps.db.select().from(promocodes).orderBy(asc(promocodes.code)),
+
+    /**
+     * Delete a code (in `tx` when given): it is refused from then on. What it already gave stays, and
+     * so do the rows of the accounts that redeemed it. The row as it was, or null when unknown.
+     */
+    async remove (code: string, tx: Db = deps.db) {
+      const [row] = await tx.delete(promocodes).where(eq(promocodes.code, code)).returning()
+      return row ?? null
+    },
 
     async isUsable (code: string): Promise<boolean> {
       const rows = await deps.db.select({ code: promocodes.code }).from(promocodes).where(usable(code, now()))

@@ -53,15 +53,23 @@ export function replacesStoredRowSql (incoming: { status: SQL, eventCreated: SQL
 export const entitlingSubscriptionOf = (userId: string): SQL =>
   and(eq(subscriptions.userId, userId), inArray(subscriptions.status, [...ENTITLING_STATUSES]))!
 
-/** the subscription to show a user: an entitling one, else a running one, else a starting one, else the newest */
-export async function currentSubscription (db: Db, userId: string) {
-  const shown = sql`(case when ${inArray(subscriptions.status, [...ENTITLING_STATUSES])} then 0
+// which of a user's subscriptions is shown first: an entitling one, else a running one, else a starting one, else the newest
+const shown = () => sql`(case when ${inArray(subscriptions.status, [...ENTITLING_STATUSES])} then 0
     when ${subscriptions.status} = ${literal(STARTING_STATUS)} then 2
     when ${inArray(subscriptions.status, [...FINAL_STATUSES])} then 3 else 1 end)`
+
+/** the status of the subscription currentSubscription shows, as a scalar subquery on the user id `owner` (staff lists, one query a page) */
+export function currentSubscriptionStatusSql (owner: SQL): SQL<string | null> {
+  return sql<string | null>`(select ${subscriptions.status} from ${subscriptions} where ${subscriptions.userId} = ${owner}
+    order by ${shown()} asc, ${subscriptions.eventCreated} desc, ${subscriptions.updatedAt} desc limit 1)`
+}
+
+/** the subscription to show a user: an entitling one, else a running one, else a starting one, else the newest */
+export async function currentSubscription (db: Db, userId: string) {
   const [row] = await db.select({ status: subscriptions.status, currentPeriodEnd: subscriptions.currentPeriodEnd })
     .from(subscriptions)
     .where(eq(subscriptions.userId, userId))
-    .orderBy(asc(shown), desc(subscriptions.eventCreated), desc(subscriptions.updatedAt))
+    .orderBy(asc(shown()), desc(subscriptions.eventCreated), desc(subscriptions.updatedAt))
     .limit(1)
   return row ? { status: row.status, currentPeriodEnd: row.currentPeriodEnd?.toISOString() ?? null } : null
 }
