@@ -17,7 +17,7 @@ export const ReasonSchema = Type.String({
   description: 'why, as the audit log and the holder\'s notice will say it'
 })
 
-export const AdminUserParamsSchema = Type.Object({ id: UuidSchema({ description: 'the account\'s id (400 when it is not a lowercase UUID)' }) })
+export const AdminUserParamsSchema = Type.Object({ id: UuidSchema({ description: 'the account\'s id (404 when it is not one, malformed or unknown)' }) })
 
 export const AdminUserQuerySchema = Type.Object({
   q: Type.Optional(Type.String({ maxLength: 254, description: 'a part of the address, any case (`%` and `_` match themselves)' })),

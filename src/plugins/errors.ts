@@ -91,11 +91,7 @@ async function errorsPlugin (app: FastifyInstance) {
         const mapped = fieldErrorFor(error.validation, error.validationContext)
         if (mapped) return reply.code(200).send({ status: 'error', fieldError: mapped })
       }
-      // the /admin routes answer such an id 400, naming it: staff paste ids by hand, and a typo must
-      // not read as an account that is gone (docs/decisions.md, Admin API)
-      if (malformedId(error.validation, error.validationContext) && request.routeOptions.config?.staff === undefined) {
-        return send(reply, 404, 'not found: the id is not one this service issues (a lowercase UUID)')
-      }
+      if (malformedId(error.validation, error.validationContext)) return send(reply, 404, 'not found: the id is not one this service issues (a lowercase UUID)')
       return send(reply, 400, validationMessage(error.validation, error.validationContext), VALIDATION_REASON)
     }
     const known = error.code ? fastifyClientErrors[error.code] : undefined
