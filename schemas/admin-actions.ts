@@ -27,7 +27,7 @@ export type AdminActionUser = Static<typeof AdminActionUserSchema>
 export const AdminReasonBodySchema = Type.Object({ reason: ReasonSchema }, { additionalProperties: false })
 
 export const AdminCreditsBodySchema = Type.Object({
-  delta: Type.Integer({ minimum: -1000, maximum: 1000, not: Type.Literal(0), description: 'credits to add (negative: to take away); a non-zero integer within ±1000' }),
+  delta: Type.Integer({ minimum: -1000, maximum: 1000, not: { const: 0 }, description: 'credits to add (negative: to take away); a non-zero integer within ±1000' }),
   reason: ReasonSchema
 }, { additionalProperties: false })
 

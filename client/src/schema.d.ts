@@ -2,6 +2,270 @@
 // Do not edit: CI (`npm run client:check`) fails when this file differs from what the document gives.
 
 export interface paths {
+    "/api/v1/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log, newest first: by account (userId), staff member (actorId), kind (`admin.*` for a prefix), from and to
+         * @description An API key needs the scope `admin:read`.
+         */
+        get: operations["adminListAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Accounts (total, confirmed, disabled, new in 24 h), reports by status and generated in 24 h, the queue, webhook deliveries pending and failed, alerts pending
+         * @description An API key needs the scope `admin:read`.
+         */
+        get: operations["adminOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/promocodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every promo code, with its uses
+         * @description An API key needs the scope `admin:read`.
+         */
+        get: operations["adminListPromocodes"];
+        put?: never;
+        /**
+         * Make a promo code (admin only; 409 when the code exists)
+         * @description Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
+         */
+        post: operations["adminCreatePromocode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/promocodes/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a promo code (admin only): refused from then on; what it gave stays
+         * @description Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
+         */
+        delete: operations["adminDeletePromocode"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Accounts, newest first: `q` finds a part of the address in any case, `email` the whole address; `status` keeps one state
+         * @description An API key needs the scope `admin:read`.
+         */
+        get: operations["adminListUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account's page: its sessions, API keys, webhook endpoints, counts and acquisition code
+         * @description An API key needs the scope `admin:read`.
+         */
+        get: operations["adminGetUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add report credits to an account, or take some away (never below 0: 409); a ledger row and an audit row
+         * @description Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
+         */
+        post: operations["adminChangeCredits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable an account: its sessions end, its API keys are revoked and webhook endpoints disabled, its mails held; it signs in to nothing until enabled (your own: 409)
+         * @description Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
+         */
+        post: operations["adminDisableUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a disabled account again: it signs in as before, nothing of it was lost (revoked keys and disabled endpoints stay so)
+         * @description Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
+         */
+        post: operations["adminEnableUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}/factors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove every second factor of an account whose holder proved their identity out of band, as `npm run factors -- remove` (nothing to remove: 409)
+         * @description Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
+         */
+        delete: operations["adminRemoveFactors"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}/mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail the account's own address a password-recovery or confirmation link (never answered); 409 when the account is disabled, or already confirmed for a confirmation
+         * @description Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
+         */
+        post: operations["adminSendLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}/role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Give an account a role (admin only; 409 for your own role or the last admin's); the holder gets a notice
+         * @description Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
+         */
+        put: operations["adminSetRole"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End every session of an account on every instance (its API keys stay)
+         * @description Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
+         */
+        delete: operations["adminEndSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/alerts": {
         parameters: {
             query?: never;
@@ -334,6 +598,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether a sign-in from a new device mails a notice (every other security notice is always mailed) */
+        get: operations["getNoticeSettings"];
+        /**
+         * Turn the new-device sign-in notice on or off (the only notice that can be turned off); needs a fresh proof
+         * @description Needs a proof of the owner within STEP_UP_MAX_AGE_S (else 403 `re-authentication required`; POST /auth/reauthenticate renews it).
+         */
+        put: operations["setNoticeSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/passkeys": {
         parameters: {
             query?: never;
@@ -514,6 +799,23 @@ export interface paths {
          * @description Unless `keepApiKeys` is true, the reset also revokes every API key of the account and disables every webhook endpoint, on every instance within a second; the answer's `revoked` says what went.
          */
         post: operations["recoverPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/security-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's own security log, newest first, paged: sign-ins and failures, sign-outs, password and factor changes, keys and webhook endpoints, sessions ended, staff actions */
+        get: operations["listSecurityEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1316,6 +1618,146 @@ export interface components {
             credential?: string;
             password?: string;
         };
+        /** AdminActionUser */
+        AdminActionUser: {
+            confirmed: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description report credits left */
+            credits: number;
+            disabled: boolean;
+            email: string;
+            /** Format: uuid */
+            id: string;
+            /** @description the start of its newest session; null: never signed in */
+            lastSignInAt: string | null;
+            mfa: {
+                passkeys: number;
+                totp: boolean;
+            };
+            /** @enum {string} */
+            role: "user" | "support" | "admin";
+            subscription: {
+                status: string;
+            } | null;
+        };
+        /** AdminCredits */
+        AdminCredits: {
+            /** @description the balance after the change */
+            credits: number;
+        };
+        /** AdminFactorsRemoved */
+        AdminFactorsRemoved: {
+            apiKeysRevoked: number;
+            /** @description passkeys removed */
+            passkeys: number;
+            /** @description recovery codes removed */
+            recoveryCodes: number;
+            sessionsEnded: number;
+            /** @description an authenticator app (or its unconfirmed set-up) was removed */
+            totp: boolean;
+            webhooksDisabled: number;
+        };
+        /** AdminMailQueued */
+        AdminMailQueued: {
+            /**
+             * @description the mail goes to the account's own address; its link is never answered
+             * @enum {string}
+             */
+            status: "queued";
+        };
+        /** AdminSessionsEnded */
+        AdminSessionsEnded: {
+            /** @description how many live sessions ended */
+            ended: number;
+        };
+        /** AdminUser */
+        AdminUser: {
+            confirmed: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description report credits */
+            credits: number;
+            disabled: boolean;
+            email: string;
+            /** Format: uuid */
+            id: string;
+            /** @description the last sign-in by any method; null: never */
+            lastSignInAt: string | null;
+            mfa: {
+                passkeys: number;
+                totp: boolean;
+            };
+            role: components["schemas"]["Role"];
+            subscription: {
+                /** @description Stripe's status of the subscription GET /auth/info shows */
+                status: string;
+            } | null;
+        };
+        /** AdminUserDetail */
+        AdminUserDetail: {
+            /** @description the acquisition code given at sign-up */
+            acquisitionCode: string | null;
+            /** @description the live keys (neither revoked nor expired), newest first */
+            apiKeys: {
+                /** Format: uuid */
+                id: string;
+                lastUsedAt: string | null;
+                name: string;
+                prefix: string;
+                scopes: string[];
+            }[];
+            confirmed: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description report credits */
+            credits: number;
+            disabled: boolean;
+            email: string;
+            /** Format: uuid */
+            id: string;
+            /** @description the last sign-in by any method; null: never */
+            lastSignInAt: string | null;
+            mfa: {
+                passkeys: number;
+                totp: boolean;
+            };
+            /** @description how many reports the account has */
+            reports: number;
+            role: components["schemas"]["Role"];
+            /** @description the live sessions, newest first */
+            sessions: {
+                /** Format: date-time */
+                createdAt: string;
+                /** @description "Chrome on Linux"; null when the User-Agent names no known browser or system */
+                device: string | null;
+                /** Format: uuid */
+                id: string;
+                /** @description the /24 (IPv4) or /48 (IPv6) the session was signed in from */
+                ip: string | null;
+                lastUsedAt: string | null;
+            }[];
+            subscription: {
+                /** @description Stripe's status of the subscription GET /auth/info shows */
+                status: string;
+            } | null;
+            watches: number;
+            /** @description every endpoint, oldest first */
+            webhooks: {
+                disabled: boolean;
+                events: string[];
+                /** Format: uuid */
+                id: string;
+                url: string;
+            }[];
+        };
+        /** AdminUserList */
+        AdminUserList: {
+            hasMore: boolean;
+            /** @description newest first */
+            items: components["schemas"]["AdminUser"][];
+            total: number;
+        };
         /** Alert */
         Alert: {
             /** Format: date-time */
@@ -1381,10 +1823,36 @@ export interface components {
         };
         /**
          * ApiKeyScope
-         * @description what the key may call: reports:read (GET /report..., export, GET /sse/{id}), reports:write (POST /report, generate, DELETE /report/{id}), profiles:read (GET /profiles), webhooks, alerts
+         * @description what the key may call: reports:read (GET /report..., export, GET /sse/{id}), reports:write (POST /report, generate, DELETE /report/{id}), profiles:read (GET /profiles), webhooks, alerts, admin:read (the GET routes of /admin; only a staff member may issue it, and a key never writes there)
          * @enum {string}
          */
-        ApiKeyScope: "reports:read" | "reports:write" | "profiles:read" | "webhooks" | "alerts";
+        ApiKeyScope: "reports:read" | "reports:write" | "profiles:read" | "webhooks" | "alerts" | "admin:read";
+        /** AuditEvent */
+        AuditEvent: {
+            /** @description the staff member; null when the holder, the service or the operator acted */
+            actorId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description what staff gave: the reason, the proof, the delta, the roles */
+            details: {
+                [key: string]: unknown;
+            } | null;
+            /** @description "Chrome on Linux" */
+            device: string | null;
+            id: number;
+            ip: string | null;
+            /** @description `signin.success`, `admin.disable`, ... (docs/security.md, Log inventory) */
+            kind: string;
+            /** @description the account; null for a failure on an unknown address or a promo code */
+            userId: string | null;
+        };
+        /** AuditList */
+        AuditList: {
+            hasMore: boolean;
+            /** @description newest first */
+            items: components["schemas"]["AuditEvent"][];
+            total: number;
+        };
         /** AuthInfo */
         AuthInfo: {
             acquisitionCode?: string;
@@ -1399,6 +1867,11 @@ export interface components {
             mfa: components["schemas"]["MfaStatus"];
             promocode?: string;
             reportCredits: number;
+            /**
+             * @description user, or a staff role: support or admin may call /admin (with a second factor; docs/operations.md, Support)
+             * @enum {string}
+             */
+            role: "user" | "support" | "admin";
             subscription: {
                 currentPeriodEnd: string | null;
                 status: string;
@@ -1728,6 +2201,63 @@ export interface components {
             /** @description one of the recovery codes, used up by this call */
             recoveryCode?: string;
         };
+        /** NewPromocodeBody */
+        NewPromocodeBody: {
+            /** @description 1 to 64 letters, digits, - or _ */
+            code: string;
+            /** @default 1 */
+            credits: number;
+            /**
+             * Format: date
+             * @description the last day (UTC) it works; absent: it does not expire
+             */
+            expires?: string;
+            maxUses: number;
+            /** @description why, as the audit log and the holder's notice will say it */
+            reason: string;
+        };
+        /** NoticeSettings */
+        NoticeSettings: {
+            /** @description mail a notice when the account is signed in to from a device not seen on it for 90 days (the only notice that can be turned off) */
+            newDevice: boolean;
+        };
+        /** Overview */
+        Overview: {
+            alerts: {
+                /** @description profiles whose new data the alert worker has still to look at */
+                pending: number;
+            };
+            queue: {
+                /** @description being worked on */
+                active: number;
+                /** @description generation jobs waiting for a worker */
+                waiting: number;
+            };
+            reports: {
+                byStatus: {
+                    draft: number;
+                    failed: number;
+                    generating: number;
+                    queued: number;
+                    ready: number;
+                };
+                /** @description finished in the last 24 hours */
+                generated24h: number;
+            };
+            users: {
+                confirmed: number;
+                disabled: number;
+                /** @description made in the last 24 hours */
+                new24h: number;
+                total: number;
+            };
+            webhooks: {
+                /** @description deliveries that gave up */
+                failed: number;
+                /** @description deliveries still to be made */
+                pending: number;
+            };
+        };
         /** Passkey */
         Passkey: {
             /** @description the passkey is backed up (synced) by its provider */
@@ -1896,9 +2426,28 @@ export interface components {
             /** @description exact username or full-name matches first, then by username */
             items: components["schemas"]["ProfileHit"][];
         };
+        /** Promocode */
+        Promocode: {
+            /** @description 1 to 64 letters, digits, - or _ */
+            code: string;
+            /** Format: date-time */
+            createdAt: string;
+            credits: number;
+            /** @description the last day (UTC) it works; null: it does not expire */
+            expires: string | null;
+            maxUses: number;
+            uses: number;
+        };
         /** PromocodeBody */
         PromocodeBody: {
             promocode: string;
+        };
+        /** PromocodeList */
+        PromocodeList: {
+            hasMore: boolean;
+            /** @description by code */
+            items: components["schemas"]["Promocode"][];
+            total: number;
         };
         /** QueuedDelivery */
         QueuedDelivery: {
@@ -1920,6 +2469,11 @@ export interface components {
             shuttingDown: boolean;
             /** @enum {string} */
             status: "ok" | "unavailable";
+        };
+        /** ReasonBody */
+        ReasonBody: {
+            /** @description why, as the audit log and the holder's notice will say it */
+            reason: string;
         };
         /** ReauthenticateBody */
         ReauthenticateBody: {
@@ -2097,12 +2651,47 @@ export interface components {
             /** @description the webhook endpoints disabled: nothing more is sent to them (delete them and create them again to resume) */
             webhooks: components["schemas"]["DisabledWebhook"][];
         };
+        /**
+         * Role
+         * @description user (no staff access), support (every read; disable, enable, end sessions, send a link) or admin (everything)
+         * @enum {string}
+         */
+        Role: "user" | "support" | "admin";
+        /** RoleBody */
+        RoleBody: {
+            /** @description why, as the audit log and the holder's notice will say it */
+            reason: string;
+            role: components["schemas"]["Role"];
+        };
         /** RotatedWebhook */
         RotatedWebhook: {
             /** Format: uuid */
             id: string;
             /** @description the new secret, shown only here; the previous one signs too for 24 h */
             secret: string;
+        };
+        /** SecurityEvent */
+        SecurityEvent: {
+            /**
+             * @description staff: done by the service's support staff, not from the account
+             * @enum {string}
+             */
+            by: "you" | "staff";
+            /** Format: date-time */
+            createdAt: string;
+            /** @description the User-Agent of the request as a person reads it, "Chrome on Linux"; null when it names no known browser or system, and for a staff action */
+            device: string | null;
+            /** @description the request's address; null for an operator's command and for a staff action */
+            ip: string | null;
+            /** @description what happened: signin.success, signin.failure, mfa.verify.success, mfa.verify.failure, signout, signup, confirm, password.change, password.reset, password.removed, idp.link, idp.unlink, mfa.totp.confirm, mfa.totp.remove, passkey.add, passkey.remove, mfa.factors.removed, apikey.create, apikey.revoke, webhook.create, webhook.disable, session.end, or a staff action admin.* */
+            kind: string;
+        };
+        /** SecurityEventList */
+        SecurityEventList: {
+            hasMore: boolean;
+            /** @description newest first */
+            items: components["schemas"]["SecurityEvent"][];
+            total: number;
         };
         /** SessionItem */
         SessionItem: {
@@ -2396,6 +2985,2892 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    adminListAudit: {
+        parameters: {
+            query: {
+                /** @description the staff member who acted */
+                actorId?: string;
+                /** @description from this instant (inclusive) */
+                from?: string;
+                /** @description a kind (`signin.failure`), or every kind under a prefix (`admin.*`) */
+                kind?: string;
+                limit: number;
+                offset: number;
+                /** @description until this instant (exclusive) */
+                to?: string;
+                /** @description the account acted on */
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditList"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    adminOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Overview"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    adminListPromocodes: {
+        parameters: {
+            query: {
+                limit: number;
+                offset: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromocodeList"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    adminCreatePromocode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "SPRING-25",
+                 *       "maxUses": 100,
+                 *       "credits": 3,
+                 *       "expires": "2030-05-31",
+                 *       "reason": "spring campaign"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewPromocodeBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Promocode"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large. `reason`: `body_too_large` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    adminDeletePromocode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1 to 64 letters, digits, - or _ */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReasonBody"];
+            };
+        };
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found. `reason`: `not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found",
+                     *       "reason": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large. `reason`: `body_too_large` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    adminListUsers: {
+        parameters: {
+            query: {
+                /** @description exactly this address, any case (the address a ticket names) */
+                email?: string;
+                limit: number;
+                offset: number;
+                /** @description a part of the address, any case (`%` and `_` match themselves) */
+                q?: string;
+                /** @description active: confirmed and not disabled; disabled; unconfirmed: not confirmed and not disabled */
+                status?: "active" | "disabled" | "unconfirmed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUserList"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    adminGetUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the account's id (404 when it is not one, malformed or unknown) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUserDetail"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found. `reason`: `not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found",
+                     *       "reason": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    adminChangeCredits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description credits to add (negative: to take away); a non-zero integer within ±1000 */
+                    delta: number;
+                    /** @description why, in the staff member's words: the audit row keeps it and the holder's notice quotes it */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminCredits"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found. `reason`: `not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found",
+                     *       "reason": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large. `reason`: `body_too_large` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    adminDisableUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why, in the staff member's words: the audit row keeps it and the holder's notice quotes it */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminActionUser"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found. `reason`: `not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found",
+                     *       "reason": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large. `reason`: `body_too_large` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    adminEnableUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why, in the staff member's words: the audit row keeps it and the holder's notice quotes it */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminActionUser"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found. `reason`: `not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found",
+                     *       "reason": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large. `reason`: `body_too_large` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    adminRemoveFactors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description how the person's identity was proved out of band (a video call against the ID on file, ...): kept in the audit row */
+                    proof: string;
+                    /** @description why, in the staff member's words: the audit row keeps it and the holder's notice quotes it */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminFactorsRemoved"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found. `reason`: `not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found",
+                     *       "reason": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large. `reason`: `body_too_large` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    adminSendLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description a password-recovery link, or a new confirmation link
+                     * @enum {string}
+                     */
+                    kind: "recovery" | "confirmation";
+                    /** @description why, in the staff member's words: the audit row keeps it and the holder's notice quotes it */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminMailQueued"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found. `reason`: `not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found",
+                     *       "reason": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large. `reason`: `body_too_large` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    adminSetRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the account's id (404 when it is not one, malformed or unknown) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "support",
+                 *       "reason": "joined the support desk"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RoleBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUser"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found. `reason`: `not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found",
+                     *       "reason": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large. `reason`: `body_too_large` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    adminEndSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why, in the staff member's words: the audit row keeps it and the holder's notice quotes it */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSessionsEnded"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Not found. `reason`: `not_found` */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "not found",
+                     *       "reason": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Conflict with the current state. `reason`: `conflict`, `idempotency_key_in_use`, `ingest_conflict`, `report_not_ready` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 409,
+                     *       "message": "conflict",
+                     *       "reason": "conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large. `reason`: `body_too_large` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description URI too long: a path parameter over 100 characters. `reason`: `uri_too_long` */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 414,
+                     *       "message": "uri too long",
+                     *       "reason": "uri_too_long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
     listAlerts: {
         parameters: {
             query: {
@@ -6133,6 +9608,322 @@ export interface operations {
             };
         };
     };
+    getNoticeSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "newDevice": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NoticeSettings"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    setNoticeSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "newDevice": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["NoticeSettings"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "newDevice": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NoticeSettings"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Body too large. `reason`: `body_too_large` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 413,
+                     *       "message": "body too large",
+                     *       "reason": "body_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Unsupported media type. `reason`: `unsupported_encoding`, `unsupported_media_type` */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 415,
+                     *       "message": "unsupported media type",
+                     *       "reason": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
     listPasskeys: {
         parameters: {
             query?: never;
@@ -7925,6 +11716,170 @@ export interface operations {
                      *       "code": 415,
                      *       "message": "unsupported media type",
                      *       "reason": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds. `reason`: `rate_limited` */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "too many requests",
+                     *       "reason": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Internal error. `reason`: `internal_error` */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "internal error",
+                     *       "reason": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Service unavailable: a dependency (the database) does not answer, or the instance is shutting down. `reason`: `unavailable` */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 503,
+                     *       "message": "service unavailable",
+                     *       "reason": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+        };
+    };
+    listSecurityEvents: {
+        parameters: {
+            query: {
+                limit: number;
+                offset: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "kind": "signin.success",
+                     *           "createdAt": "2030-01-02T09:30:00.000Z",
+                     *           "device": "Firefox on Linux",
+                     *           "ip": "203.0.113.7",
+                     *           "by": "you"
+                     *         },
+                     *         {
+                     *           "kind": "admin.credits",
+                     *           "createdAt": "2030-01-01T12:00:00.000Z",
+                     *           "device": null,
+                     *           "ip": null,
+                     *           "by": "staff"
+                     *         }
+                     *       ],
+                     *       "total": 2,
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SecurityEventList"];
+                };
+            };
+            /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "bad request",
+                     *       "reason": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: no valid credentials. `reason`: `unauthenticated` */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "access denied",
+                     *       "reason": "unauthenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GeneralError"];
+                };
+            };
+            /** @description Access denied: the credentials do not allow this (another user's resource, a refused proof, an API key without the scope, a proof too old: re-authentication required). `reason`: `already_generated`, `cross_site_request`, `factor_proof_required`, `forbidden`, `https_required`, `not_owner`, `proof_refused`, `reauthentication_required`, `scope_missing`, `second_factor_required` */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "access denied",
+                     *       "reason": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["GeneralError"];
