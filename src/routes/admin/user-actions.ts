@@ -7,11 +7,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, IdParamsSchema, PARAM_ERRORS } from '../../../schemas/common.ts'
 import {
-  AdminActionUserSchema, AdminCreditsBodySchema, AdminCreditsSchema, AdminFactorsBodySchema, AdminFactorsRemovedSchema, AdminMailBodySchema,
+  AdminCreditsBodySchema, AdminCreditsSchema, AdminFactorsBodySchema, AdminFactorsRemovedSchema, AdminMailBodySchema,
   AdminMailQueuedSchema, AdminReasonBodySchema, AdminSessionsEndedSchema
 } from '../../../schemas/admin-actions.ts'
 import { notFound } from '../../errors.ts'
 import { requestMeta } from '../accounts/normalize.ts'
+import { AdminUserSchema } from '../../../schemas/admin.ts'
 
 const tags = ['admin']
 const security = [{ bearer: [] }]
@@ -35,7 +36,7 @@ const userActionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'adminDisableUser', tags, security,
       summary: 'Disable an account: its sessions end, its API keys are revoked and webhook endpoints disabled, its mails held; it signs in to nothing until enabled (your own: 409)',
       params: IdParamsSchema, body: AdminReasonBodySchema,
-      response: { 200: AdminActionUserSchema, ...errors }
+      response: { 200: AdminUserSchema, ...errors }
     }
   }, async (request) => {
     const { id } = request.params
@@ -55,7 +56,7 @@ const userActionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'adminEnableUser', tags, security,
       summary: 'Enable a disabled account again: it signs in as before, nothing of it was lost (revoked keys and disabled endpoints stay so)',
       params: IdParamsSchema, body: AdminReasonBodySchema,
-      response: { 200: AdminActionUserSchema, ...errors }
+      response: { 200: AdminUserSchema, ...errors }
     }
   }, async (request) => {
     const { id } = request.params

@@ -12,7 +12,7 @@ import { createStaffCredits } from './credits.ts'
 import { createStaffSessionEnding } from './end-sessions.ts'
 import { createStaffFactorRemoval } from './factors.ts'
 import { createStaffLinks } from './links.ts'
-import { actionUser } from './action-user.ts'
+import { createStaffUsers } from './users.ts'
 
 export interface StaffActionsDeps {
   database: Database
@@ -26,14 +26,15 @@ export interface StaffActionsDeps {
 }
 
 export function createStaffActions (deps: StaffActionsDeps) {
+  const users = createStaffUsers({ database: deps.database })
   return {
     ...createAccountDisabling(deps),
     credits: createStaffCredits(deps),
     sessions: createStaffSessionEnding(deps),
     factors: createStaffFactorRemoval(deps),
     links: createStaffLinks(deps),
-    /** the account as disable and enable answer it */
-    user: (userId: string) => actionUser(deps.database.db, userId)
+    /** the account as disable and enable answer it: as the staff list shows it */
+    user: users.item
   }
 }
 
