@@ -1618,33 +1618,24 @@ export interface components {
             credential?: string;
             password?: string;
         };
-        /** AdminActionUser */
-        AdminActionUser: {
-            confirmed: boolean;
-            /** Format: date-time */
-            createdAt: string;
-            /** @description report credits left */
-            credits: number;
-            disabled: boolean;
-            email: string;
-            /** Format: uuid */
-            id: string;
-            /** @description the start of its newest session; null: never signed in */
-            lastSignInAt: string | null;
-            mfa: {
-                passkeys: number;
-                totp: boolean;
-            };
-            /** @enum {string} */
-            role: "user" | "support" | "admin";
-            subscription: {
-                status: string;
-            } | null;
-        };
         /** AdminCredits */
         AdminCredits: {
             /** @description the balance after the change */
             credits: number;
+        };
+        /** AdminCreditsBody */
+        AdminCreditsBody: {
+            /** @description credits to add (negative: to take away); a non-zero integer within ±1000 */
+            delta: number;
+            /** @description why, in the staff member's words: the audit row keeps it and the holder's notice quotes it */
+            reason: string;
+        };
+        /** AdminFactorsBody */
+        AdminFactorsBody: {
+            /** @description how the person's identity was proved out of band (a video call against the ID on file, ...): kept in the audit row */
+            proof: string;
+            /** @description why, in the staff member's words: the audit row keeps it and the holder's notice quotes it */
+            reason?: string;
         };
         /** AdminFactorsRemoved */
         AdminFactorsRemoved: {
@@ -1658,6 +1649,16 @@ export interface components {
             totp: boolean;
             webhooksDisabled: number;
         };
+        /** AdminMailBody */
+        AdminMailBody: {
+            /**
+             * @description a password-recovery link, or a new confirmation link
+             * @enum {string}
+             */
+            kind: "recovery" | "confirmation";
+            /** @description why, in the staff member's words: the audit row keeps it and the holder's notice quotes it */
+            reason: string;
+        };
         /** AdminMailQueued */
         AdminMailQueued: {
             /**
@@ -1665,6 +1666,11 @@ export interface components {
              * @enum {string}
              */
             status: "queued";
+        };
+        /** AdminReasonBody */
+        AdminReasonBody: {
+            /** @description why, in the staff member's words: the audit row keeps it and the holder's notice quotes it */
+            reason: string;
         };
         /** AdminSessionsEnded */
         AdminSessionsEnded: {
@@ -4168,12 +4174,13 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description credits to add (negative: to take away); a non-zero integer within ±1000 */
-                    delta: number;
-                    /** @description why, in the staff member's words: the audit row keeps it and the holder's notice quotes it */
-                    reason: string;
-                };
+                /**
+                 * @example {
+                 *       "delta": 3,
+                 *       "reason": "ticket 4711: three reports failed on our side"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminCreditsBody"];
             };
         };
         responses: {
@@ -4413,10 +4420,12 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description why, in the staff member's words: the audit row keeps it and the holder's notice quotes it */
-                    reason: string;
-                };
+                /**
+                 * @example {
+                 *       "reason": "ticket 4711: the holder asked us to lock the account"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminReasonBody"];
             };
         };
         responses: {
@@ -4429,7 +4438,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminActionUser"];
+                    "application/json": components["schemas"]["AdminUser"];
                 };
             };
             /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
@@ -4656,10 +4665,12 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description why, in the staff member's words: the audit row keeps it and the holder's notice quotes it */
-                    reason: string;
-                };
+                /**
+                 * @example {
+                 *       "reason": "ticket 4711: the holder asked us to lock the account"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminReasonBody"];
             };
         };
         responses: {
@@ -4672,7 +4683,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminActionUser"];
+                    "application/json": components["schemas"]["AdminUser"];
                 };
             };
             /** @description Bad request: a parameter or the body does not match the schema, or the body is not valid JSON. `reason`: `bad_request`, `bad_url`, `empty_body`, `invalid_json`, `validation_failed` */
@@ -4899,12 +4910,13 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description how the person's identity was proved out of band (a video call against the ID on file, ...): kept in the audit row */
-                    proof: string;
-                    /** @description why, in the staff member's words: the audit row keeps it and the holder's notice quotes it */
-                    reason?: string;
-                };
+                /**
+                 * @example {
+                 *       "proof": "video call, ID card checked against the billing name",
+                 *       "reason": "lost phone"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminFactorsBody"];
             };
         };
         responses: {
@@ -5144,15 +5156,13 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description a password-recovery link, or a new confirmation link
-                     * @enum {string}
-                     */
-                    kind: "recovery" | "confirmation";
-                    /** @description why, in the staff member's words: the audit row keeps it and the holder's notice quotes it */
-                    reason: string;
-                };
+                /**
+                 * @example {
+                 *       "kind": "recovery",
+                 *       "reason": "ticket 4711: cannot sign in"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminMailBody"];
             };
         };
         responses: {
@@ -5639,10 +5649,12 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description why, in the staff member's words: the audit row keeps it and the holder's notice quotes it */
-                    reason: string;
-                };
+                /**
+                 * @example {
+                 *       "reason": "ticket 4711: the holder asked us to lock the account"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminReasonBody"];
             };
         };
         responses: {
