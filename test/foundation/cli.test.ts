@@ -5,7 +5,6 @@
 // ends sessions of a running server, which refuses their tokens afterwards; `npm run factors` removes
 // an account's second factors there, as one credential change.
 import t from '../tap.ts'
-import { spawn } from 'node:child_process'
 import { createServer, type AddressInfo } from 'node:net'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -14,27 +13,11 @@ import { codeAt } from '../../src/services/mfa/totp.ts'
 import { softAuthenticator } from '../passkeys/authenticator.ts'
 import { createDatabase } from '../../src/db/client.ts'
 import { FAST_ARGON2, info, signup } from '../accounts/support.ts'
-import { withoutCoverage } from '../peers/child-env.ts'
-import { childDatabase, ROOT, run, tempDir } from './support.ts'
+import { childDatabase, npmRun, ROOT, run, tempDir } from './support.ts'
 import { call, signedInOn, startServer } from '../peers/server-process.ts'
 import { until } from '../peers/wait.ts'
 
-/** `npm run --silent <script> -- args`, with the child's configuration in env */
-function npm (script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null, stdout: string, stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', script, '--', ...args], {
-      cwd: ROOT,
-      env: withoutCoverage({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', TEST_DATABASE_URL: '', ...env }),
-      stdio: ['ignore', 'pipe', 'pipe']
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => { stdout += d })
-    child.stderr.on('data', (d) => { stderr += d })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+const npm = npmRun
 
 const journal = JSON.parse(readFileSync(join(ROOT, 'drizzle', 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }
 

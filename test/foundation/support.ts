@@ -77,6 +77,23 @@ export function run (script: string, args: string[], env: Record<string, string>
   })
 }
 
+/** `npm run --silent <script> -- args` as the operator types it, with the child's configuration in env */
+export function npmRun (script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null, stdout: string, stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', ['run', '--silent', script, '--', ...args], {
+      cwd: ROOT,
+      env: withoutCoverage({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', TEST_DATABASE_URL: '', ...env }),
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout!.on('data', (d) => { stdout += d })
+    child.stderr!.on('data', (d) => { stderr += d })
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
 /**
  * Fastify options that send the service's own logger configuration (level trace, its redaction and
  * serializers) to memory instead of stdout; `lines` are the JSON lines written.

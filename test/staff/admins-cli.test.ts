@@ -2,27 +2,10 @@
 // revoke and list; the last admin is never revoked; unknown addresses and bad arguments say so in a
 // line; each change is an `admin.role` audit row with no actor (an operator's command).
 import t from '../tap.ts'
-import { spawn } from 'node:child_process'
 import { createDatabase, type Database } from '../../src/db/client.ts'
-import { withoutCoverage } from '../peers/child-env.ts'
-import { childDatabase, ROOT, run } from '../foundation/support.ts'
+import { childDatabase, npmRun, run } from '../foundation/support.ts'
 
-/** `npm run --silent admins -- args`, with the child's configuration in env */
-function npm (args: string[], env: Record<string, string>): Promise<{ code: number | null, stdout: string, stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', 'admins', '--', ...args], {
-      cwd: ROOT,
-      env: withoutCoverage({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', TEST_DATABASE_URL: '', ...env }),
-      stdio: ['ignore', 'pipe', 'pipe']
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => { stdout += d })
-    child.stderr.on('data', (d) => { stderr += d })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+const npm = (args: string[], env: Record<string, string>) => npmRun('admins', args, env)
 
 t.test('grant, revoke, list; never the last admin; every change audited without an actor', async (t) => {
   const target = await childDatabase(t, { migrated: true })
