@@ -6,6 +6,7 @@ import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
 import type { MailService } from './services/accounts/mail.ts'
 import { genReqId, loggerOptions, requestLogger, RequestLines } from './logger.ts'
+import { schemaController } from './schema-compilers.ts'
 import { createMetrics } from './services/operability/metrics.ts'
 
 import lifecyclePlugin from './plugins/lifecycle.ts'
@@ -103,6 +104,8 @@ export async function buildApp (config: Config, deps: AppDeps = {}): Promise<Fas
     frameworkErrors,
     clientErrorHandler,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    // each schema compiled once per process, not once per route and app (src/schema-compilers.ts)
+    schemaController,
     // HTTP/2: on close, every session gets a GOAWAY (Node 20 sends none; Fastify does with `true`).
     // Otherwise a client whose SSE stream just ended reconnects on its open session, gets 503 and
     // gives up instead of resuming elsewhere, and close waits for idle sessions to time out (72 s).
