@@ -11,6 +11,7 @@ import type { FastifyServerOptions } from 'fastify'
 import { testDatabaseUrl } from '../../src/config.ts'
 import { loggerOptions } from '../../src/logger.ts'
 import { withoutCoverage } from '../peers/child-env.ts'
+import { entryArgs } from '../peers/compiled.ts'
 import { createFromTemplate, databaseUrl, pgliteTemplateDir } from '../db-template.ts'
 import type { Tap } from '../helper.ts'
 
@@ -57,7 +58,7 @@ export function childEnv (env: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 export function spawnEntry (script: string, args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  return spawn(process.execPath, [...entryArgs(script), ...args], {
     cwd: ROOT,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe']
