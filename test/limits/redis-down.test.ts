@@ -38,7 +38,7 @@ t.test('Redis unreachable: 50 wrong passwords from one address, and for one e-ma
 })
 
 // Redis is optional: `npm test` on a machine without it skips the test that needs it.
-const probe = new Redis(REDIS_PORT, '127.0.0.1', { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null })
+const probe = new Redis(REDIS_PORT, '127.0.0.1', { lazyConnect: true, connectTimeout: 5000, maxRetriesPerRequest: 0, retryStrategy: () => null })
 probe.on('error', () => {})
 const redisUp = await probe.connect().then(() => true, () => false)
 t.teardown(() => probe.disconnect())
