@@ -1,6 +1,6 @@
 // Helpers shared by the foundation tests (not a test file itself): temporary directories, a database
 // for a child process, running the service's entry points as the operator does, capturing log lines.
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -10,7 +10,7 @@ import postgres from 'postgres'
 import type { FastifyServerOptions } from 'fastify'
 import { testDatabaseUrl } from '../../src/config.ts'
 import { loggerOptions } from '../../src/logger.ts'
-import { withoutCoverage } from '../peers/child-env.ts'
+import { spawnUntracked, withoutCoverage } from '../peers/child-env.ts'
 import { entryArgs } from '../peers/compiled.ts'
 import { createFromTemplate, databaseUrl, pgliteTemplateDir } from '../db-template.ts'
 import type { Tap } from '../helper.ts'
@@ -58,7 +58,7 @@ export function childEnv (env: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 export function spawnEntry (script: string, args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [...entryArgs(script), ...args], {
+  return spawnUntracked(process.execPath, [...entryArgs(script), ...args], {
     cwd: ROOT,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe']
@@ -81,7 +81,7 @@ export function run (script: string, args: string[], env: Record<string, string>
 /** `npm run --silent <script> -- args` as the operator types it, with the child's configuration in env */
 export function npmRun (script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null, stdout: string, stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', script, '--', ...args], {
+    const child = spawnUntracked('npm', ['run', '--silent', script, '--', ...args], {
       cwd: ROOT,
       env: withoutCoverage({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', TEST_DATABASE_URL: '', ...env }),
       stdio: ['ignore', 'pipe', 'pipe']

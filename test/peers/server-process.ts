@@ -2,14 +2,14 @@
 // of its own, for tests that need several instances, and a report worker process (`npm run worker`).
 // The OS picks the server's port (PORT=0); its address is read from its "Server listening at" log
 // line. Stopped with SIGTERM at teardown, as in production. call() and signedInOn() talk to its API.
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CHEAP_ARGON2, GOOD_PASSWORD, TEST_JWT_SECRET, uniqueEmail } from '../helper.ts'
 import { checkResponsesOf, checkServerResponse } from '../response-check.ts'
-import { withoutCoverage } from './child-env.ts'
+import { spawnUntracked, withoutCoverage } from './child-env.ts'
 import { entryArgs } from './compiled.ts'
 import { testEventsUrl } from '../../src/config.ts'
 
@@ -74,7 +74,7 @@ export interface StartOptions { startTimeoutMs?: number }
 async function startProcess (t: Tap, script: string, env: Record<string, string>, ready: RegExp, opts: StartOptions): Promise<ServerProcess> {
   const startTimeoutMs = opts.startTimeoutMs ?? START_TIMEOUT_MS
   const dataDir = mkdtempSync(join(tmpdir(), 'pir-server-'))
-  const child = spawn(process.execPath, entryArgs(script), {
+  const child = spawnUntracked(process.execPath, entryArgs(script), {
     cwd: ROOT,
     env: withoutCoverage({ ...process.env, ...serverEnv({ DATA_DIR: dataDir, ...env }) }),
     stdio: ['ignore', 'pipe', 'pipe']
