@@ -9,7 +9,7 @@ import { createHmac, hkdfSync } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import { build, logCapture, signedInUser } from '../helper.ts'
 import { startSmtp } from '../peers/smtp.ts'
-import { alertMail, alerts } from '../../src/db/schema.ts'
+import { alertMail, alerts } from '../../src/db/schema/index.ts'
 import { change, raise, userIdOf, watchedReport } from './raise.ts'
 
 const PUBLIC_URL = 'https://pir.example.test'

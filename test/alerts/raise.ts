@@ -3,7 +3,7 @@
 // transport (a NOTIFY at commit, or a broker publish after it).
 import { eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
-import { reports, users, watches } from '../../src/db/schema.ts'
+import { reports, users, watches } from '../../src/db/schema/index.ts'
 import { recordAlerts, type NewAlert, type RecordedAlert } from '../../src/services/alerts/record.ts'
 import type { Interest } from '../../schemas/report.ts'
 

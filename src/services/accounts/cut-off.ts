@@ -9,7 +9,7 @@
 // for it.
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Database, Db } from '../../db/client.ts'
-import { apiKeys, webhookEndpoints } from '../../db/schema.ts'
+import { apiKeys, webhookEndpoints } from '../../db/schema/index.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
 
 /** what a cut-off revoked and disabled */

@@ -9,7 +9,7 @@
 import { and, eq, inArray, isNull, notInArray } from 'drizzle-orm'
 import Stripe from 'stripe'
 import type { Database } from '../../db/client.ts'
-import { sessions, signinFailures, subscriptions, users } from '../../db/schema.ts'
+import { sessions, signinFailures, subscriptions, users } from '../../db/schema/index.ts'
 import { ServiceUnavailable } from '../../errors.ts'
 import type { AuditService, EmailHasher, RequestMeta } from './audit.ts'
 import type { OwnerProof, OwnerProofService, ProofOutcome } from './owner-proof.ts'

@@ -8,7 +8,7 @@
 // factor again.
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { mfaRecoveryCodes, mfaTotp, passkeys } from '../../db/schema.ts'
+import { mfaRecoveryCodes, mfaTotp, passkeys } from '../../db/schema/index.ts'
 import type { CredentialChanges } from '../sessions/credential-change.ts'
 import type { AccessCutOff, CutOff } from './cut-off.ts'
 

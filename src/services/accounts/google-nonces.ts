@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import { and, eq, gt, lt } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { authChallenges } from '../../db/schema.ts'
+import { authChallenges } from '../../db/schema/index.ts'
 
 export const GOOGLE_NONCE_PURPOSE = 'google-nonce'
 /** how long an issued nonce waits for its proof: the Google prompt, the choice of account, a slow network */

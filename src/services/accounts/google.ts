@@ -4,7 +4,7 @@
 import { OAuth2Client } from 'google-auth-library'
 import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { users } from '../../db/schema.ts'
+import { users } from '../../db/schema/index.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
 import type { Notices } from '../notices/index.ts'
 import { NOTICE } from '../notices/what.ts'

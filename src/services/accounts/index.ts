@@ -1,7 +1,7 @@
 // Sign-up, sign-in, confirmation and account information (docs/architecture.md, HTTP contract). No Fastify types here.
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { authTokens, signinFailures, users } from '../../db/schema.ts'
+import { authTokens, signinFailures, users } from '../../db/schema/index.ts'
 import { PromocodeRefused } from '../../errors.ts'
 import type { FieldError } from '../../../schemas/common.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'

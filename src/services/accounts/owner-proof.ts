@@ -9,7 +9,7 @@
 // every guess here as at the sign-in form.
 import { eq } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { users } from '../../db/schema.ts'
+import { users } from '../../db/schema/index.ts'
 import { ServiceUnavailable } from '../../errors.ts'
 import type { RequestMeta } from './audit.ts'
 import type { SigninOutcome } from './index.ts'

@@ -4,7 +4,7 @@
 // tells the mailbox with a security notice (docs/security.md, Notices).
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { apiKeys, users, webhookEndpoints } from '../../db/schema.ts'
+import { apiKeys, users, webhookEndpoints } from '../../db/schema/index.ts'
 import type { FieldError } from '../../../schemas/common.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
 import type { SigninOutcome } from './index.ts'

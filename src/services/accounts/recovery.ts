@@ -2,7 +2,7 @@
 // secret stored. Recovery never signs in; it ends every session of the account instead.
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { authTokens, signinFailures, users } from '../../db/schema.ts'
+import { authTokens, signinFailures, users } from '../../db/schema/index.ts'
 import type { FieldError } from '../../../schemas/common.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
 import { hashLinkSecret, newLinkSecret } from './link-secrets.ts'

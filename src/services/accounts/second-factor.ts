@@ -6,7 +6,7 @@
 // password gets no more tries at the code by signing in again.
 import { eq } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { users } from '../../db/schema.ts'
+import { users } from '../../db/schema/index.ts'
 import type { CodeBudget } from './code-budget.ts'
 import type { MfaService } from '../mfa/index.ts'
 import { looksLikeTotp } from '../mfa/totp.ts'

@@ -6,7 +6,7 @@
 // goes after the commit: a mail server that fails loses that digest rather than risk a second one.
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { alerts, alertMail, users } from '../../db/schema.ts'
+import { alerts, alertMail, users } from '../../db/schema/index.ts'
 import type { Mail } from '../accounts/mail.ts'
 import { toAlert } from './record.ts'
 import type { UnsubscribeTokens } from './unsubscribe-tokens.ts'

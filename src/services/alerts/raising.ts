@@ -9,7 +9,7 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises'
 import { inArray, sql } from 'drizzle-orm'
 import type { Database, Db } from '../../db/client.ts'
-import { watches, watchProfiles } from '../../db/schema.ts'
+import { watches, watchProfiles } from '../../db/schema/index.ts'
 import {
   dataMonthOf, formatMonth, parseMonth, profileDiffs, redFlagInterestIds, reportMonth, type AccountDef, type Dataset, type FollowDef, type Source
 } from '../../engine/index.ts'

@@ -6,7 +6,7 @@
 // after its commit by the caller (src/services/events/).
 import { and, arrayContains, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { alerts, alertSequences, webhookDeliveries, webhookEndpoints } from '../../db/schema.ts'
+import { alerts, alertSequences, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts'
 import type { Alert } from '../../../schemas/alerts.ts'
 import type { Interest } from '../../../schemas/report.ts'
 import type { Source } from '../../../schemas/common.ts'

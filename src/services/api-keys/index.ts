@@ -6,7 +6,7 @@
 import { and, count, desc, eq, gt, isNull, or, sql } from 'drizzle-orm'
 import type { ApiKeyScope } from '../../../schemas/api-keys.ts'
 import type { Database } from '../../db/client.ts'
-import { apiKeys, users } from '../../db/schema.ts'
+import { apiKeys, users } from '../../db/schema/index.ts'
 import { BadRequest, Conflict, notFound } from '../../errors.ts'
 import { newKey } from './format.ts'
 import { createKeyView } from './view.ts'

@@ -12,7 +12,7 @@
 // the forget is refused by the ended set until it leaves.
 import { eq, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { apiKeys } from '../../db/schema.ts'
+import { apiKeys } from '../../db/schema/index.ts'
 import { createViewCache } from '../caches/view-cache.ts'
 import { parseKey, secretMatches } from './format.ts'
 

@@ -7,7 +7,7 @@
 import { and, eq, getTableName, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
 import type { AnyPgColumn } from 'drizzle-orm/pg-core'
 import type { Database, Db } from '../../db/client.ts'
-import { mfaRecoveryCodes, mfaTotp, passkeys } from '../../db/schema.ts'
+import { mfaRecoveryCodes, mfaTotp, passkeys } from '../../db/schema/index.ts'
 import { hashRecoveryCode, newRecoveryCodes } from './recovery-codes.ts'
 import { createSealer } from './sealing.ts'
 import { matchingStep, newTotpSecret, normalizeCode, otpauthUrl } from './totp.ts'

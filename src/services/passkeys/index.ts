@@ -13,7 +13,7 @@ import {
 } from '@simplewebauthn/server'
 import type { PasskeyAssertion, PasskeyRegistration } from '../../../schemas/passkeys.ts'
 import type { Database, Db } from '../../db/client.ts'
-import { passkeys, users } from '../../db/schema.ts'
+import { passkeys, users } from '../../db/schema/index.ts'
 import { createChallenges } from './challenges.ts'
 import type { RelyingParty } from './relying-party.ts'
 

@@ -5,7 +5,7 @@
 // trigger), and is marked here at once through the session service.
 import { and, desc, eq, gt, isNull, ne, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { sessions } from '../../db/schema.ts'
+import { sessions } from '../../db/schema/index.ts'
 
 /** one of a user's live sessions, as the account page lists it */
 export interface SessionListing {

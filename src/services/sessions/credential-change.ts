@@ -13,7 +13,7 @@
 // in the same transaction (drizzle/0005): a stale session's JWTs are refused everywhere.
 import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm'
 import type { Database, Db } from '../../db/client.ts'
-import { sessions, users } from '../../db/schema.ts'
+import { sessions, users } from '../../db/schema/index.ts'
 import { Unauthorized } from '../../errors.ts'
 
 /** what a credential change did: what its write returned, the user's new credential version, the sessions it ended */

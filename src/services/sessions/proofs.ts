@@ -3,7 +3,7 @@
 // the sensitive calls that need a recent proof. Read from the database: only those calls ask.
 import { and, eq, gt, isNull } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { sessions } from '../../db/schema.ts'
+import { sessions } from '../../db/schema/index.ts'
 
 export function createSessionProofs (database: Database, now: () => number) {
   const db = database.db

@@ -18,7 +18,7 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
 import { StaleCredential } from '../../errors.ts'
-import { sessions } from '../../db/schema.ts'
+import { sessions } from '../../db/schema/index.ts'
 import { createViewCache } from '../caches/view-cache.ts'
 import { createEndedSessions } from './ended.ts'
 import { createSessionProofs } from './proofs.ts'

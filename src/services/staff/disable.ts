@@ -10,7 +10,7 @@
 // and the endpoints disabled: whoever had the account's password may have made them).
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { sessions, users } from '../../db/schema.ts'
+import { sessions, users } from '../../db/schema/index.ts'
 import { AUDIT, type AuditService, type RequestMeta } from '../accounts/audit.ts'
 import type { AccessCutOff } from '../accounts/cut-off.ts'
 import type { AccountChanges } from '../accounts/changes.ts'

@@ -4,7 +4,7 @@
 // disabling, their own (docs/decisions.md, Staff actions).
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { users } from '../../db/schema.ts'
+import { users } from '../../db/schema/index.ts'
 import { Conflict, Forbidden, notFound } from '../../errors.ts'
 import { RANK, type Role } from './roles.ts'
 

@@ -3,7 +3,7 @@
 // alerts (docs/decisions.md, Watches and alerts).
 import { inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { follows } from '../../db/schema.ts'
+import { follows } from '../../db/schema/index.ts'
 import { parseMonth } from '../../engine/index.ts'
 
 /** each profile's data month as the engine counts months (year * 12 + month - 1); a profile without follows is absent */

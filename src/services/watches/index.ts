@@ -5,7 +5,7 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm'
 import type { Database, Db } from '../../db/client.ts'
 import { IMPORT_LOCK } from '../../db/locks.ts'
-import { reports, users, watches, watchProfiles } from '../../db/schema.ts'
+import { reports, users, watches, watchProfiles } from '../../db/schema/index.ts'
 import type { Watch } from '../../../schemas/alerts.ts'
 import { toMonth } from '../../engine/index.ts'
 import { notFound, ReportNotReady, Unauthorized, WatchLimitReached } from '../../errors.ts'

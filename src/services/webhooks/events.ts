@@ -4,7 +4,7 @@
 // delivery exists; once it commits, the delivery workers find it (src/services/webhooks/delivery.ts).
 import { and, arrayContains, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { webhookDeliveries, webhookEndpoints } from '../../db/schema.ts'
+import { webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts'
 import type { WebhookEventType } from '../../../schemas/webhooks.ts'
 import type { Alert } from '../../../schemas/alerts.ts'
 

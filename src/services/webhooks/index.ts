@@ -5,7 +5,7 @@
 // delivery workers (./delivery.ts). Another account's endpoint is 404, as an unknown one.
 import { and, count, desc, eq, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { idempotencyKeys, users, webhookDeliveries, webhookEndpoints } from '../../db/schema.ts'
+import { idempotencyKeys, users, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts'
 import { Conflict, NotFound } from '../../errors.ts'
 import { isUuid } from '../../../schemas/common.ts'
 import type { WebhookEventType } from '../../../schemas/webhooks.ts'
