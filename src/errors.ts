@@ -74,7 +74,7 @@ export const EmbeddedDatabaseInUse = createError<[string]>(`${ERR_PREFIX}_DATABA
 export const IngestConflictError = answer<[string, { cause: unknown }?]>('INGEST_CONFLICT', '%s', 409, 'ingest_conflict')
 /** a promo code that cannot be redeemed: rolls back the transaction that tried */
 export const PromocodeRefused = createError(`${ERR_PREFIX}_PROMOCODE_REFUSED`, 'promo code refused')
-/** a sign-in's session refused: the credential it proved changed before the session was written (src/services/sessions/store.ts) */
+/** a sign-in's session refused: the credential it proved changed before the session was written (src/services/sessions/fastify-store.ts) */
 export const StaleCredential = createError(`${ERR_PREFIX}_STALE_CREDENTIAL`, 'the credential this sign-in proved has changed')
 /** an outbound request its rules refused or that failed (src/services/outbound/): the message says why, for the log */
 export const OutboundRefused = createError<[string]>(`${ERR_PREFIX}_OUTBOUND`, '%s')

@@ -5,12 +5,12 @@ import type { FastifyRequest } from 'fastify'
 import { StaleCredential } from '../../errors.ts'
 import type { AuthUser } from '../../plugins/jwt.ts'
 import { ipPrefix, userAgentOf } from '../../services/sessions/ip-prefix.ts'
-import type { Level, SigninMeta } from '../../services/sessions/store.ts'
+import type { Level, SigninMeta } from '../../services/sessions/rows.ts'
 import { requestMeta } from '../accounts/normalize.ts'
 
 declare module 'fastify' {
   interface Session {
-    /** what the session's row records of its sign-in (src/services/sessions/store.ts); not kept in its data */
+    /** what the session's row records of its sign-in (src/services/sessions/rows.ts); not kept in its data */
     signin?: SigninMeta
   }
 }

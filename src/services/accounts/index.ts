@@ -231,7 +231,7 @@ export function createAccountService (deps: Deps) {
       }
       // A disabled account says so, but only to whoever proved its password: a wrong one is answered
       // as always, so the answer tells a guesser nothing. No session starts (and none could: its
-      // write checks disabled_at too, src/services/sessions/store.ts).
+      // write checks disabled_at too, src/services/sessions/rows.ts).
       if (user.disabledAt !== null) {
         await deps.audit.record(AUDIT.signinFailure, user.id, meta)
         return { ok: false, fieldError: DISABLED_ANSWER.fieldError }

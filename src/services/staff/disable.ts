@@ -4,7 +4,7 @@
 // (../accounts/cut-off.ts). The endings set ended_at and revoked_at, whose triggers NOTIFY every
 // instance in that transaction (drizzle/0005, drizzle/0009): the account's JWTs and keys are refused
 // everywhere, and its streams end, as for a sign-out. A sign-in of the account starts no session
-// while disabled_at is set (../sessions/store.ts, START), whichever of the two reaches the user's row
+// while disabled_at is set (../sessions/rows.ts, START), whichever of the two reaches the user's row
 // first, as with a credential change. Nothing of the account is deleted: enabling clears
 // disabled_at, and its reports, credits, watches and endpoints are as they were (the keys stay revoked
 // and the endpoints disabled: whoever had the account's password may have made them).
