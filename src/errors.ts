@@ -46,7 +46,8 @@ export const ReportNotReady = answer('REPORT_NOT_READY', 'report not ready', 409
 // a session at level 1 of an account with a second factor: only POST /auth/mfa/verify, POST /auth/signout
 // and GET /auth/info answer it until the second factor is proved
 export const SecondFactorRequired = answer('SECOND_FACTOR_REQUIRED', 'second factor required', 403, 'second_factor_required')
-// removing the account's last second factor with the password alone (docs/decisions.md, Second factors)
+// removing the account's last second factor with the password alone (docs/decisions/accounts.md,
+// Second factors)
 export const FactorProofRequired = answer('FACTOR_PROOF_REQUIRED',
   'removing the last second factor needs a proof by it: a code of the authenticator app or a recovery code, or an assertion of the passkey', 403, 'factor_proof_required')
 // a sensitive call (creating an API key or a webhook) from a session whose last proof of its owner is

@@ -3,9 +3,9 @@
 // stream and an alert stream open on B, the proxy is cut; while it is, the report's generation runs
 // to its end and alerts are raised, each published to the broker, which B, cut off, does not hear.
 // When the proxy is back, B subscribes again and catches up from the database: every event reaches
-// its stream, once and in order. Nothing is lost to the broker (docs/decisions.md, Events through a
-// broker). The machine's Redis is never touched. And an instance subscribes to a channel only while
-// a stream of it is open there.
+// its stream, once and in order. Nothing is lost to the broker
+// (docs/decisions/reports-and-streams.md, Events through a broker). The machine's Redis is never
+// touched. And an instance subscribes to a channel only while a stream of it is open there.
 import { Redis } from 'ioredis'
 import t from '../tap.ts'
 import { build, freshDatabase, onPostgres, signedInUser } from '../helper.ts'

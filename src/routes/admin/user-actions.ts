@@ -37,7 +37,8 @@ const userActionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     operationId: 'adminDisableUser',
     summary: 'Disable an account: its sessions end, its API keys are revoked and webhook endpoints disabled, its mails held; it signs in to nothing until enabled (your own: 409)',
     // The holder learns why from the mail, the one mail a disabled account still gets. Sent with no
-    // device or address: those would be the staff member's (docs/decisions.md, Staff actions).
+    // device or address: those would be the staff member's (docs/decisions/accounts.md, Staff
+    // actions).
     notice: 'Your account was disabled: its sessions ended, its API keys were revoked and its webhook endpoints disabled'
   }, {
     action: 'enable',

@@ -123,7 +123,8 @@ export function createRecoveryService (deps: Deps) {
           .returning({ userId: authTokens.userId })
         if (!used) return null
         // The mailbox is proven, so the address is confirmed; other recovery links of the account die.
-        // A password set through the mailbox is proven (docs/decisions.md, Account control).
+        // A password set through the mailbox is proven (docs/decisions/accounts.md, Account
+        // control).
         await tx.update(users).set({ passwordHash, passwordProven: true, confirmedAt: sql`coalesce(${users.confirmedAt}, ${at.toISOString()}::timestamptz)` })
           .where(eq(users.id, used.userId))
         await tx.update(authTokens).set({ usedAt: at })

@@ -1,7 +1,7 @@
-// Credential changes (docs/decisions.md, Credential versions): a password set, changed or reset, a
-// second factor removed, Google unlinked. Each moves users.credential_version on, writes the
-// credential and ends every session proved against an older version, in one transaction; a sign-in
-// writes its session only while the version it read with the credential is still the user's
+// Credential changes (docs/decisions/accounts.md, Credential versions): a password set, changed or
+// reset, a second factor removed, Google unlinked. Each moves users.credential_version on, writes
+// the credential and ends every session proved against an older version, in one transaction; a
+// sign-in writes its session only while the version it read with the credential is still the user's
 // (./rows.ts, start). So a sign-in that proved the old credential and finishes after the change
 // gets no session, whichever of the two reaches the user's row first:
 // - the change first: it holds the row's lock until it commits; the sign-in's insert waits on its

@@ -8,8 +8,8 @@
 // per refresh.
 //
 // A session's expiry is the earlier of its last use + SESSION_IDLE_TTL and its creation +
-// SESSION_ABSOLUTE_TTL (docs/decisions.md, Account control): using it moves the first on, never the
-// second, so no refresh keeps a session alive past its absolute lifetime.
+// SESSION_ABSOLUTE_TTL (docs/decisions/accounts.md, Account control): using it moves the first on,
+// never the second, so no refresh keeps a session alive past its absolute lifetime.
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
 import { sessions } from '../../db/schema/index.ts'
@@ -29,7 +29,7 @@ export interface SessionData {
  * how a session was signed in ('password' | 'google' | 'passkey' | 'recovery'), from where (kept
  * coarse), the users.credential_version read with the credential it proved (./credential-change.ts),
  * and aal: the level it starts at, 1 for an account with a second factor, 2 for a sign-in that proved
- * one (docs/decisions.md, Second factors)
+ * one (docs/decisions/accounts.md, Second factors)
  */
 export interface SigninMeta { method: string, userAgent: string | null, ipPrefix: string | null, credentialVersion: number, aal?: Level }
 
@@ -95,7 +95,7 @@ export function createSessionRows (deps: SessionRowsDeps) {
       ipPrefix: sql.placeholder('ipPrefix'),
       method: sql.placeholder('method'),
       // A new row proves its owner as it begins (a sign-in). The update below leaves proved_at alone:
-      // rolling a session on is no proof (docs/decisions.md, Fresh authentication).
+      // rolling a session on is no proof (docs/decisions/accounts.md, Fresh authentication).
       provedAt: sql.placeholder('createdAt'),
       // the level a sign-in starts at; the update leaves it alone too: only the second factor moves it
       aal: sql.placeholder('aal')
