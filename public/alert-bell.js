@@ -1,8 +1,9 @@
-// The header's bell: the unread alerts (docs/decisions.md, Dashboard). The count is `unread` of
-// GET /alerts; the user's stream (GET /sse/alerts, the session cookie) says when an alert is
-// raised, and each `alert` event asks for the count again rather than adding one, so an alert
-// raised between the first count and the stream's start is neither lost nor counted twice. While
-// the stream is closed for good (refused, or ended by the service) the count is asked every 30 s.
+// The header's bell: the unread alerts (docs/decisions/dashboard.md, Dashboard). The count is
+// `unread` of GET /alerts; the user's stream (GET /sse/alerts, the session cookie) says when an
+// alert is raised, and each `alert` event asks for the count again rather than adding one, so an
+// alert raised between the first count and the stream's start is neither lost nor counted twice.
+// While the stream is closed for good (refused, or ended by the service) the count is asked every
+// 30 s.
 import * as api from './api.js'
 import { h, SOURCE_NAMES } from './dom.js'
 

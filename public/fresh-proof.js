@@ -1,9 +1,9 @@
-// Fresh authentication in the page (docs/decisions.md, Dashboard): a sensitive call (a new API key, a
-// new webhook or a new webhook secret, signing other sessions out, unlinking Google) is refused 403
-// "re-authentication required" when the session last proved its owner more than STEP_UP_MAX_AGE_S
-// ago. The card then asks for the password, or for Google on an account that has only Google, in a
-// small form of its own, and offers a passkey where the account has one; POST /auth/reauthenticate
-// answers a new JWT (api.js keeps it) and the call is made once more.
+// Fresh authentication in the page (docs/decisions/dashboard.md, Dashboard): a sensitive call (a
+// new API key, a new webhook or a new webhook secret, signing other sessions out, unlinking Google)
+// is refused 403 "re-authentication required" when the session last proved its owner more than
+// STEP_UP_MAX_AGE_S ago. The card then asks for the password, or for Google on an account that has
+// only Google, in a small form of its own, and offers a passkey where the account has one; POST
+// /auth/reauthenticate answers a new JWT (api.js keeps it) and the call is made once more.
 import * as api from './api.js'
 import { errorText, fill, h } from './dom.js'
 import { field, formHelpers, formStatus, passwordInput } from './forms.js'
@@ -120,7 +120,8 @@ function googleProof (ctx, prefix, done, cancelButton) {
   }
   const button = h('div', { class: 'google-button', id: `${prefix}-proof-google` })
   const message = h('p', { class: 'form-error', id: `${prefix}-proof-google-error`, role: 'alert' })
-  // the credential must carry a nonce the server issued and be minutes old at most (docs/decisions.md, Fresh authentication)
+  // the credential must carry a nonce the server issued and be minutes old at most
+  // (docs/decisions/accounts.md, Fresh authentication)
   googleProofButton(clientId, button, async (response) => {
     message.textContent = ''
     try {

@@ -1,6 +1,7 @@
 // A secret the API answers once (a new API key, a webhook's signing secret): shown in a read-only
 // field with a Copy button until the person dismisses it or leaves the page; it is kept nowhere else
-// (docs/decisions.md, Dashboard). The slot is an aria-live region, so a screen reader announces it.
+// (docs/decisions/dashboard.md, Dashboard). The slot is an aria-live region, so a screen reader
+// announces it.
 import { fill, h } from './dom.js'
 
 /** a live region for the card's one-time secret: empty until show() fills it */

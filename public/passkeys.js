@@ -1,7 +1,7 @@
-// Passkeys in the page (docs/decisions.md, Passkeys): the browser's half of the WebAuthn ceremonies
-// through @simplewebauthn/browser, served by this server from its installed package. Sign-in with a
-// passkey by a button, or by the browser's autofill on the e-mail field (conditional mediation,
-// started once the form is on the page), and the registration the account page starts.
+// Passkeys in the page (docs/decisions/accounts.md, Passkeys): the browser's half of the WebAuthn
+// ceremonies through @simplewebauthn/browser, served by this server from its installed package.
+// Sign-in with a passkey by a button, or by the browser's autofill on the e-mail field (conditional
+// mediation, started once the form is on the page), and the registration the account page starts.
 import {
   browserSupportsWebAuthn, browserSupportsWebAuthnAutofill, startAuthentication, startRegistration, WebAuthnAbortService
 } from '/vendor/simplewebauthn/index.js'

@@ -1,6 +1,6 @@
 // What a password reset (or sign-out everywhere with the keys) revoked, as a person reads it: how
-// many API keys, and which webhook endpoints were disabled (docs/decisions.md, Recovery cuts off an
-// intruder).
+// many API keys, and which webhook endpoints were disabled (docs/decisions/accounts.md, Recovery
+// cuts off an intruder).
 import { plural } from './dom.js'
 
 /** revoked: {apiKeys: number, webhooks: [{id, url}]} as the API answers it */

@@ -1,5 +1,5 @@
-// API keys for programs (docs/decisions.md, API keys): what a person sends to issue one, the key as
-// issued (shown once) and as listed (never the key).
+// API keys for programs (docs/decisions/programs.md, API keys): what a person sends to issue one,
+// the key as issued (shown once) and as listed (never the key).
 import { Type, type Static } from '@sinclair/typebox'
 import { UuidSchema } from './common.ts'
 

@@ -83,7 +83,8 @@ export const IdpBodySchema = Type.Object({
 }, { title: 'IdpBody', examples: [{ clientId: '1234.apps.googleusercontent.com', credential: 'eyJhbGciOiJSUzI1NiIs…', select_by: 'btn', token: true }] })
 export type IdpBody = Static<typeof IdpBodySchema>
 
-// The account page: its sessions, a password change, deleting the account (docs/decisions.md, Account control).
+// The account page: its sessions, a password change, deleting the account
+// (docs/decisions/accounts.md, Account control).
 export const SessionItemSchema = Type.Object({
   id: Type.String({ format: 'uuid', description: "the session's public id (the JWT's sid), never the cookie's secret" }),
   createdAt: Type.String({ format: 'date-time', description: 'sign-in' }),
@@ -125,7 +126,8 @@ export const AccountDeleteBodySchema = Type.Object({
 export type AccountDeleteBody = Static<typeof AccountDeleteBodySchema>
 
 // POST /auth/reauthenticate: the proofs of deleting the account, and a second factor's code; a credential's clientId may be
-// left out while one Google client is configured (docs/decisions.md, Fresh authentication).
+// left out while one Google client is configured (docs/decisions/accounts.md, Fresh
+// authentication).
 export const ReauthenticateBodySchema = Type.Object({
   password: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'a code of the authenticator app (TOTP), or a recovery code' })),
@@ -135,7 +137,8 @@ export const ReauthenticateBodySchema = Type.Object({
 }, { title: 'ReauthenticateBody', examples: [{ password: 'correct horse battery' }, { code: '123456' }, { credential: 'eyJhbGciOiJSUzI1NiIs…' }] })
 export type ReauthenticateBody = Static<typeof ReauthenticateBodySchema>
 
-// POST /auth/google/nonce: what a Google proof of the owner must carry (docs/decisions.md, Fresh authentication)
+// POST /auth/google/nonce: what a Google proof of the owner must carry (docs/decisions/accounts.md,
+// Fresh authentication)
 export const GoogleNonceSchema = Type.Object({
   nonce: Type.String({ description: "for Google Identity Services' `nonce` option; accepted once" }),
   expiresAt: Type.String({ format: 'date-time', description: 'when it stops being accepted' })
@@ -147,7 +150,7 @@ export const ReauthenticatedSchema = Type.Object({
 }, { title: 'Reauthenticated' })
 
 // What cutting an account's programs off did (a reset by recovery link, sign-out everywhere with
-// `apiKeys: true`; docs/decisions.md, Recovery cuts off an intruder).
+// `apiKeys: true`; docs/decisions/accounts.md, Recovery cuts off an intruder).
 export const RevokedAccessSchema = Type.Object({
   apiKeys: Type.Integer({ minimum: 0, description: 'how many API keys were revoked' }),
   webhooks: Type.Array(Type.Object({ id: UuidSchema(), url: Type.String() }, { title: 'DisabledWebhook' }), {

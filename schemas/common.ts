@@ -8,8 +8,8 @@ export type Source = Static<typeof SourceSchema>
 // A UUID in the one form the service prints its ids (users, reports, sessions, keys): lowercase and
 // hyphenated. `format: 'uuid'` alone lets `urn:uuid:` through, which the database refuses (a 500),
 // and uppercase or braces, which the database reads but the in-memory views, keyed by the printed
-// form, would not find (docs/decisions.md, HTTP hardening). A Stripe metadata field has no schema:
-// the services check such ids with isUuid.
+// form, would not find (docs/decisions/programs.md, HTTP hardening). A Stripe metadata field has no
+// schema: the services check such ids with isUuid.
 const UUID_SOURCE = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
 const UUID_PATTERN = new RegExp(UUID_SOURCE)
 export const isUuid = (value: string): boolean => UUID_PATTERN.test(value)
@@ -38,7 +38,7 @@ export const FormResultSchema = Type.Object({
   token: Type.Optional(Type.String({ description: 'JWT, only when the request set `token` to true' })),
   isNewUser: Type.Optional(Type.Boolean()),
   mfaRequired: Type.Optional(Type.Boolean({
-    description: 'the account has a second factor: the session is at level 1 until POST /auth/mfa/verify (docs/decisions.md, Second factors)'
+    description: 'the account has a second factor: the session is at level 1 until POST /auth/mfa/verify (docs/decisions/accounts.md, Second factors)'
   })),
   fieldError: Type.Optional(FieldErrorSchema)
 }, { title: 'FormResult', examples: [{ status: 'error', fieldError: { field: 'password', message: 'Wrong e-mail or password' } }] })

@@ -1,4 +1,4 @@
-// GET /report/{id}/export: a ready report as a file (docs/decisions.md, Export).
+// GET /report/{id}/export: a ready report as a file (docs/decisions/accounts.md, Export).
 import { Type, type Static } from '@sinclair/typebox'
 import { SourceSchema } from './common.ts'
 import { CategorySchema, DiffItemSchema, FriendSchema, ReportSchema } from './report.ts'

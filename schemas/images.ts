@@ -1,5 +1,5 @@
 // GET /images: a profile or account image, fetched by the service and served from the same origin
-// (docs/decisions.md, Profile images).
+// (docs/decisions/images-and-outbound-requests.md, Profile images).
 import { Type, type Static } from '@sinclair/typebox'
 import { INGEST_LIMITS } from './ingest.ts'
 

@@ -1,4 +1,4 @@
-// Bodies and answers of /auth/mfa/* (docs/decisions.md, Second factors).
+// Bodies and answers of /auth/mfa/* (docs/decisions/accounts.md, Second factors).
 import { Type, type Static } from '@sinclair/typebox'
 import { FieldErrorSchema } from './common.ts'
 import { AuthenticationResponseSchema } from './passkeys.ts'
@@ -35,7 +35,7 @@ export const MfaVerifyBodySchema = Type.Object({
 export type MfaVerifyBody = Static<typeof MfaVerifyBodySchema>
 
 // DELETE /auth/mfa/totp: removing the account's last second factor needs a proof by it, not the
-// password alone (docs/decisions.md, Second factors)
+// password alone (docs/decisions/accounts.md, Second factors)
 export const TotpRemoveBodySchema = Type.Object({
   code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'a code of the authenticator app (or a recovery code)' })),
   recoveryCode: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'one of the recovery codes, used up by this call' }))

@@ -1,5 +1,5 @@
-// Passkeys (WebAuthn; docs/decisions.md, Passkeys): the ceremonies' options as the browser's
-// navigator.credentials calls take them (JSON, binary fields base64url), the responses as
+// Passkeys (WebAuthn; docs/decisions/accounts.md, Passkeys): the ceremonies' options as the
+// browser's navigator.credentials calls take them (JSON, binary fields base64url), the responses as
 // @simplewebauthn/browser sends them back, and a passkey as its owner sees it.
 import { Type, type Static } from '@sinclair/typebox'
 
@@ -102,7 +102,7 @@ export const PasskeySigninResultSchema = Type.Object({
 }, { title: 'PasskeySigninResult' })
 
 // DELETE /auth/passkeys/{id}: removing the account's last second factor needs an assertion of that
-// passkey, not the password alone (docs/decisions.md, Second factors)
+// passkey, not the password alone (docs/decisions/accounts.md, Second factors)
 export const PasskeyRemoveBodySchema = Type.Object({
   // an assertion of the passkey being removed, answering POST /auth/passkeys/signin/options
   passkey: Type.Optional(AuthenticationResponseSchema)

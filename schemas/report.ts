@@ -76,7 +76,8 @@ export const FriendsSchema = Type.Object({
 export type Friends = Static<typeof FriendsSchema>
 
 // GET /report/{id}/friends/{friendId}: one friend and the interests behind its two counts. The lists
-// are absent for a report generated before reports kept them (docs/decisions.md, Friend detail).
+// are absent for a report generated before reports kept them
+// (docs/decisions/reports-and-streams.md, Friend detail).
 export const FriendDetailSchema = Type.Object({
   friend: FriendSchema,
   common: Type.Optional(Type.Array(InterestSchema, {

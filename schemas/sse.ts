@@ -1,8 +1,8 @@
 // The events of GET /sse/{reportId} (docs/architecture.md, An event from ingest to stream) and of the
 // user's alert stream GET /sse/alerts (docs/integration.md, Watches and alerts): their names and the JSON of their `data:` lines.
 // The stream is text/event-stream, not JSON: the OpenAPI document describes each event of it with
-// these (the media type's `itemSchema`, docs/decisions.md, OpenAPI document for generators); the
-// route and the hub type what they write with them.
+// these (the media type's `itemSchema`, docs/decisions/programs.md, OpenAPI document for
+// generators); the route and the hub type what they write with them.
 import { Type, type Static } from '@sinclair/typebox'
 import type { TSchema } from '@sinclair/typebox'
 import { ReportStatusSchema } from './report.ts'

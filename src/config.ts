@@ -68,7 +68,7 @@ export interface Config {
   google: { clientIds: string[], certsUrl: string }
   stripe: { secretKey: string, webhookSecret: string, priceId: string, apiUrl: string }
   redisUrl: string
-  /** how instances tell each other of events: empty for PostgreSQL LISTEN/NOTIFY, or a Redis URL (docs/decisions.md, Events through a broker) */
+  /** how instances tell each other of events: empty for PostgreSQL LISTEN/NOTIFY, or a Redis URL (docs/decisions/reports-and-streams.md, Events through a broker) */
   eventsUrl: string
   workers: number
   queue: { jobExpireSeconds: number, maintenanceSeconds: number }

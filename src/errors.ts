@@ -46,7 +46,8 @@ export const ReportNotReady = answer('REPORT_NOT_READY', 'report not ready', 409
 // a session at level 1 of an account with a second factor: only POST /auth/mfa/verify, POST /auth/signout
 // and GET /auth/info answer it until the second factor is proved
 export const SecondFactorRequired = answer('SECOND_FACTOR_REQUIRED', 'second factor required', 403, 'second_factor_required')
-// removing the account's last second factor with the password alone (docs/decisions.md, Second factors)
+// removing the account's last second factor with the password alone (docs/decisions/accounts.md,
+// Second factors)
 export const FactorProofRequired = answer('FACTOR_PROOF_REQUIRED',
   'removing the last second factor needs a proof by it: a code of the authenticator app or a recovery code, or an assertion of the passkey', 403, 'factor_proof_required')
 // a sensitive call (creating an API key or a webhook) from a session whose last proof of its owner is
@@ -74,7 +75,7 @@ export const EmbeddedDatabaseInUse = createError<[string]>(`${ERR_PREFIX}_DATABA
 export const IngestConflictError = answer<[string, { cause: unknown }?]>('INGEST_CONFLICT', '%s', 409, 'ingest_conflict')
 /** a promo code that cannot be redeemed: rolls back the transaction that tried */
 export const PromocodeRefused = createError(`${ERR_PREFIX}_PROMOCODE_REFUSED`, 'promo code refused')
-/** a sign-in's session refused: the credential it proved changed before the session was written (src/services/sessions/store.ts) */
+/** a sign-in's session refused: the credential it proved changed before the session was written (src/services/sessions/fastify-store.ts) */
 export const StaleCredential = createError(`${ERR_PREFIX}_STALE_CREDENTIAL`, 'the credential this sign-in proved has changed')
 /** an outbound request its rules refused or that failed (src/services/outbound/): the message says why, for the log */
 export const OutboundRefused = createError<[string]>(`${ERR_PREFIX}_OUTBOUND`, '%s')

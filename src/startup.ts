@@ -34,7 +34,7 @@ export function afterListen (app: FastifyInstance, config: Config): void {
  * for (the mail outbox, the generated secrets). The address is PUBLIC_URL's origin, the one that
  * works: sign-in cookies, the Origin check, mailed links and passkeys are all bound to it. When
  * PUBLIC_URL names this machine on another port than the listener's, it cannot be reached here as
- * configured: one warning says so and what to set (docs/decisions.md, Deployment).
+ * configured: one warning says so and what to set (docs/decisions/running-it.md, Deployment).
  */
 function announce (app: FastifyInstance, config: Config): void {
   const publicUrl = new URL(config.publicUrl)

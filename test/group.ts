@@ -1,7 +1,8 @@
 // A group: several test files run one after another in one process, each in a subtest named for
 // its file. Most of a file's cost is not its tests but starting the service the first time in a
 // process (loading and compiling the modules, V8 warming up, the first embedded database), about
-// 10 s of CPU; a group pays it once for all its files (see docs/decisions.md, "Test groups").
+// 10 s of CPU; a group pays it once for all its files (see docs/decisions/the-house.md, Test suite:
+// "Test groups").
 import tap from 'tap'
 import { enterSubtest } from './tap.ts'
 

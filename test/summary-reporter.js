@@ -3,7 +3,7 @@
 // of lines. This one reads tap's TAP stream and writes a short summary: a line per group (or test
 // file run alone) as it ends, with its wall time, then every skipped test with its reason, every
 // failed assertion in full, the ten slowest test files with their time, and the totals. The times
-// are what docs/decisions.md, Test suite, measures the suite by.
+// are what docs/decisions/the-house.md, Test suite, measures the suite by.
 import { Transform } from 'node:stream'
 import { Parser } from 'tap-parser'
 import { stringify } from 'yaml'

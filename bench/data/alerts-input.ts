@@ -8,7 +8,8 @@
 // follows of old accounts over the 12 months ending in M (one of them in M, none ending after M)
 // and friends p +- 5 and p +- 10 (the same source). The import's follow of new account p mod 500 in
 // M + 1 adds that account's interests and ends nothing: exactly one alert per watched profile, for
-// M + 1, whose `new` lists those interests (docs/decisions.md, Watches and alerts).
+// M + 1, whose `new` lists those interests (docs/decisions/watches-and-alerts.md, Watches and
+// alerts).
 import { createWriteStream } from 'node:fs'
 import { once } from 'node:events'
 import { join } from 'node:path'

@@ -1,7 +1,7 @@
 // Scenario 9's check that the alerts raised are the exact ones: one per watch, for month M + 1, whose
 // new and lost interests are the engine's DiffItem of that month on the profile's data after the
 // import (what GET /report/{id}/diffs gives on a report generated now), and whose newRedFlags are the
-// new interests with a red-flag bucket (docs/decisions.md, Watches and alerts).
+// new interests with a red-flag bucket (docs/decisions/watches-and-alerts.md, Watches and alerts).
 import type postgres from 'postgres'
 import { computeProfile, formatMonth } from '../../src/engine/index.ts'
 import type { AlertsInput } from '../data/alerts-input.ts'

@@ -2018,7 +2018,7 @@ export interface components {
         FormResult: {
             fieldError?: components["schemas"]["FieldError"];
             isNewUser?: boolean;
-            /** @description the account has a second factor: the session is at level 1 until POST /auth/mfa/verify (docs/decisions.md, Second factors) */
+            /** @description the account has a second factor: the session is at level 1 until POST /auth/mfa/verify (docs/decisions/accounts.md, Second factors) */
             mfaRequired?: boolean;
             /** @enum {string} */
             status: "success" | "error";

@@ -1,8 +1,8 @@
 // The alerts page (#/alerts): what the watched reports' profiles changed, by month, newest first,
-// and within a month the alerts with new red flags first (docs/decisions.md, Dashboard). Each alert
-// names the profile and the month, lists its new red flags, new and lost interests, and links to
-// the report's changes of that network. Alerts the stream brings while the page is open are added
-// in their place; "Mark as read" and "Mark all as read" keep the bell's count with them.
+// and within a month the alerts with new red flags first (docs/decisions/dashboard.md, Dashboard).
+// Each alert names the profile and the month, lists its new red flags, new and lost interests, and
+// links to the report's changes of that network. Alerts the stream brings while the page is open
+// are added in their place; "Mark as read" and "Mark all as read" keep the bell's count with them.
 import * as api from '../api.js'
 import { errorText, fill, formatDateTime, formatMonth, h, plural, setTitle, sourceBadge } from '../dom.js'
 import { alertsChanged, onAlert } from '../alert-bell.js'

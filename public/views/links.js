@@ -110,7 +110,8 @@ export function recoveryView (ctx) {
       field('recovery', 'email', 'Your e-mail address', email, 'The address this link was sent to: you are signed in with it once the password is set.'),
       field('recovery', 'password', 'New password', password, PASSWORD_HINT),
       field('recovery', 'repeat', 'New password again', repeat),
-      // unticked: whoever knew the old password may have made keys and endpoints (docs/decisions.md, Recovery cuts off an intruder)
+      // unticked: whoever knew the old password may have made keys and endpoints
+      // (docs/decisions/accounts.md, Recovery cuts off an intruder)
       h('label', { class: 'check', for: 'recovery-keep-api-keys' }, keep, 'Keep my API keys and webhook endpoints working'),
       h('p', { class: 'muted small', id: 'recovery-keep-api-keys-hint' },
         'Left unticked, every API key of the account is revoked and every webhook endpoint disabled: you make new ones on the account page.'),

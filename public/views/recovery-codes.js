@@ -1,8 +1,8 @@
-// The ten recovery codes of a second factor just turned on, shown once (docs/decisions.md, Second
-// factors): a numbered list, two columns where there is room, each code on its own line to copy by
-// hand; Copy puts all of them on the clipboard, one a line, and Download saves the same text as a
-// file. Like the one-time secrets (public/one-time-secret.js) they are kept nowhere else, and the
-// slot is an aria-live region.
+// The ten recovery codes of a second factor just turned on, shown once (docs/decisions/accounts.md,
+// Second factors): a numbered list, two columns where there is room, each code on its own line to
+// copy by hand; Copy puts all of them on the clipboard, one a line, and Download saves the same
+// text as a file. Like the one-time secrets (public/one-time-secret.js) they are kept nowhere else,
+// and the slot is an aria-live region.
 import { fill, h } from '../dom.js'
 
 /** the codes in `slot` (from secretSlot(prefix)); ids `${prefix}-codes`, `-copy`, `-download`, `-done` */

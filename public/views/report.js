@@ -149,9 +149,10 @@ export function reportView (ctx) {
     if (shown) shown.classList.add('month-alerted')
     else if (month > newest) {
       // A report covers up to the later of its generation's month and its newest change, and a report
-      // generated now covers the alert's month (the engine's one rule raised it; docs/decisions.md,
-      // Watches and alerts). A month after the newest shown is not past the preview: had its changes
-      // been in the data, the report would show them first. So one of two things is true, and said.
+      // generated now covers the alert's month (the engine's one rule raised it;
+      // docs/decisions/watches-and-alerts.md, Watches and alerts). A month after the newest shown
+      // is not past the preview: had its changes been in the data, the report would show them
+      // first. So one of two things is true, and said.
       const covered = [newest, (report?.generatedAt ?? '').slice(0, 7)].reduce((a, b) => (b > a ? b : a), '')
       const text = month > covered
         ? `This report covers up to ${formatMonth(covered)}; ${formatMonth(month)} came later. The alert lists that month's changes, and a report generated now on these profiles shows them.`

@@ -1,8 +1,9 @@
-// The second step of a sign-in (docs/decisions.md, Second factors): an account with an authenticator
-// app or a passkey answers the password with mfaRequired, and the session waits at level 1 for a code
-// of the app, one of the recovery codes or one of its passkeys. Shown after the password, and on a
-// reload of a page whose session still waits (its refresh answered "second factor required"). A wrong code counts like a wrong
-// password; once locked, the form says how long to wait.
+// The second step of a sign-in (docs/decisions/accounts.md, Second factors): an account with an
+// authenticator app or a passkey answers the password with mfaRequired, and the session waits at
+// level 1 for a code of the app, one of the recovery codes or one of its passkeys. Shown after the
+// password, and on a reload of a page whose session still waits (its refresh answered "second
+// factor required"). A wrong code counts like a wrong password; once locked, the form says how long
+// to wait.
 import * as api from '../api.js'
 import { errorText, h, retryWhen, setTitle } from '../dom.js'
 import { field, formHelpers, formStatus } from '../forms.js'
@@ -14,8 +15,9 @@ const P = 'second-factor'
 export function secondFactorForm (onVerified, onCancel) {
   const code = h('input', { type: 'text', autocomplete: 'one-time-code', inputMode: 'text', required: true, maxLength: 64, autocapitalize: 'off', spellcheck: false })
   const cancel = h('button', { type: 'button', class: 'link', id: `${P}-cancel` }, '← Sign in with another account')
-  // a passkey of the account is a second factor too (docs/decisions.md, Passkeys): offered where the
-  // browser makes passkeys and the account's info says it has one; not where that cannot be read
+  // a passkey of the account is a second factor too (docs/decisions/accounts.md, Passkeys): offered
+  // where the browser makes passkeys and the account's info says it has one; not where that cannot
+  // be read
   const passkey = passkeysSupported() ? h('button', { type: 'button', class: 'button wide', id: `${P}-passkey`, hidden: true }, 'Use a passkey instead') : null
   if (passkey) api.pendingAccountInfo().then((me) => { passkey.hidden = !(me?.mfa?.passkeys > 0) })
   cancel.addEventListener('click', onCancel)

@@ -1,9 +1,9 @@
-// The account page's "Two-step sign-in" card (docs/decisions.md, Second factors): set up an
-// authenticator app (its secret and otpauth:// link shown while it is set up, then confirmed with a
-// first code), the recovery codes shown once (./recovery-codes.js), and removal. Setting up and
-// removing need a fresh proof of the owner (public/fresh-proof.js). The key is shown three ways: a QR
-// code a phone's app scans (public/qr-code.js), the key to type, and the link that opens the app on
-// the phone that shows the page.
+// The account page's "Two-step sign-in" card (docs/decisions/accounts.md, Second factors): set up
+// an authenticator app (its secret and otpauth:// link shown while it is set up, then confirmed
+// with a first code), the recovery codes shown once (./recovery-codes.js), and removal. Setting up
+// and removing need a fresh proof of the owner (public/fresh-proof.js). The key is shown three
+// ways: a QR code a phone's app scans (public/qr-code.js), the key to type, and the link that opens
+// the app on the phone that shows the page.
 import * as api from '../api.js'
 import { errorText, fill, h, plural } from '../dom.js'
 import { field, formHelpers, formStatus } from '../forms.js'

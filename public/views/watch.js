@@ -1,7 +1,8 @@
-// The watch toggle of a ready report (docs/decisions.md, Dashboard): a pressed/unpressed button
-// and how many of the allowed watches are in use ("3 of 5 watches"), read from GET /watches. At the
-// limit an unwatched report's button is disabled and says why, with the way to more (a subscription
-// where this server sells one); a 402 (the limit reached in another tab) says the same.
+// The watch toggle of a ready report (docs/decisions/dashboard.md, Dashboard): a pressed/unpressed
+// button and how many of the allowed watches are in use ("3 of 5 watches"), read from GET /watches.
+// At the limit an unwatched report's button is disabled and says why, with the way to more (a
+// subscription where this server sells one); a 402 (the limit reached in another tab) says the
+// same.
 import * as api from '../api.js'
 import { errorText, fill, h } from '../dom.js'
 

@@ -44,7 +44,7 @@ const { openForCommand } = await import('./open-database.ts')
 const { createAuditService } = await import('../services/accounts/audit.ts')
 const { createRoleChanges } = await import('../services/staff/role-change.ts')
 const { eq } = await import('drizzle-orm')
-const { users } = await import('../db/schema.ts')
+const { users } = await import('../db/schema/index.ts')
 // while a server owns the embedded database this goes through it; the users trigger tells every
 // server of the change, and the /admin check reads the role at each call
 const database = await openForCommand(config, 'npm run admins')

@@ -35,7 +35,7 @@ const { AUDIT, createAuditService } = await import('../services/accounts/audit.t
 const { createAccessCutOff, describeCutOff } = await import('../services/accounts/cut-off.ts')
 const { createFactorRemoval } = await import('../services/accounts/factor-removal.ts')
 const { eq } = await import('drizzle-orm')
-const { users } = await import('../db/schema.ts')
+const { users } = await import('../db/schema/index.ts')
 // while a server owns the embedded database this goes through it, and the triggers' NOTIFYs reach that server
 const database = await openForCommand(config, 'npm run factors')
 // the sessions table's trigger announces every ending; this process has no in-memory view of its own

@@ -3,7 +3,7 @@
 // to it (src/cli/openapi-document.ts), without a listener or a database of its own. --full sets the
 // optional services (ingest, billing) as a deployment that runs them does; the document describes
 // every operation either way (test/openapi/document.test.ts). npm run lint:openapi and
-// .ci/generators read them (docs/decisions.md, OpenAPI document for generators).
+// .ci/generators read them (docs/decisions/programs.md, OpenAPI document for generators).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { openApiDocuments } from './openapi-document.ts'

@@ -33,7 +33,7 @@ try { config = loadConfig() } catch (err) { fail(err instanceof ConfigError ? er
 const { openForCommand } = await import('./open-database.ts')
 const { createSessionControl } = await import('../services/sessions/control.ts')
 const { eq } = await import('drizzle-orm')
-const { users } = await import('../db/schema.ts')
+const { users } = await import('../db/schema/index.ts')
 // while a server owns the embedded database this goes through it, and its trigger's NOTIFY reaches that server
 const database = await openForCommand(config, 'npm run sessions')
 // the trigger announces every ending; this process has no in-memory view of its own to update

@@ -40,11 +40,12 @@ metrics?.watchQueue(boss, [GENERATE_QUEUE, FAILED_QUEUE])
 // EVENTS_URL: the report events and alerts are announced on the broker the web instances listen to
 const events = createEventPublisher({ url: config.eventsUrl, database })
 await startWorkers(boss, createReportGenerator({ database, webhookScheduleS: config.webhooks.retryScheduleS, events }), count, metrics?.observeJob)
-// webhook deliveries beside the report jobs (docs/decisions.md, Webhooks)
+// webhook deliveries beside the report jobs (docs/decisions/programs.md, Webhooks)
 const deliveries = startDeliveryLoop(database, { webhooks: config.webhooks, log })
-// the alerts of watched profiles an import marked (docs/decisions.md, Watches and alerts)
+// the alerts of watched profiles an import marked (docs/decisions/watches-and-alerts.md, Watches
+// and alerts)
 const alerts = startAlertLoop(database, { alerts: config.alerts, webhooks: config.webhooks, log, events })
-// the alert digest mails beside them (docs/decisions.md, Watches and alerts)
+// the alert digest mails beside them (docs/decisions/watches-and-alerts.md, Watches and alerts)
 const mail = createMailService({ ...config.mail, log })
 const digests = startDigestLoop(createAlertDigest({
   database, send: mail.send, tokens: createUnsubscribeTokens(config.mfa), publicUrl: config.publicUrl, apiPrefix: API_PREFIX,

@@ -1,7 +1,8 @@
-// Where people reach this deployment (docs/decisions.md, Deployment): PUBLIC_URL, or in development,
-// unset, the listener itself. Cookies, the Origin check, mailed links and passkeys are all bound to
-// this one origin, so in development it follows HOST and PORT: a second server on another port works
-// without a second setting. Production has no such default (src/config/production.ts refuses it).
+// Where people reach this deployment (docs/decisions/running-it.md, Deployment): PUBLIC_URL, or in
+// development, unset, the listener itself. Cookies, the Origin check, mailed links and passkeys are
+// all bound to this one origin, so in development it follows HOST and PORT: a second server on
+// another port works without a second setting. Production has no such default
+// (src/config/production.ts refuses it).
 import { isIP } from 'node:net'
 import type { Env } from '../../schemas/env.ts'
 

@@ -15,7 +15,7 @@
 //
 // @electric-sql/pglite-socket does the same framing, but takes PGlite's query mutex per message,
 // which lets the server's queries run inside a client's transaction, and it pins one exact PGlite
-// version (docs/decisions.md, One process owns the embedded database).
+// version (docs/decisions/running-it.md, One process owns the embedded database).
 import { createServer, type Socket } from 'node:net'
 import { chmodSync, unlinkSync } from 'node:fs'
 import type { PGlite } from '@electric-sql/pglite'

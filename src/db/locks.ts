@@ -5,6 +5,6 @@
  * deadlocking on the same rows, and shared by a watch's creation, so a watch records its profiles'
  * data month either before an import's marking (which then marks it) or after its commit (whose months
  * it then counts as seen): never in between, where an import's new months would be missed
- * (docs/decisions.md, Watches and alerts).
+ * (docs/decisions/watches-and-alerts.md, Watches and alerts).
  */
 export const IMPORT_LOCK = 7_410_551_923

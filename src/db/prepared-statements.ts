@@ -1,10 +1,11 @@
 // postgres.js runs a statement sent with `unsafe()` unprepared unless that call says otherwise, and
 // drizzle-orm's postgres-js driver sends its ordinary queries that way whatever the client's own
-// `prepare` option (still so in the latest release: see docs/decisions.md, Prepared statements). For a
-// statement with parameters, postgres.js then asks the server for their types first (Parse, Describe,
-// Flush, and a wait), then binds and executes: two round trips, and the server parses and plans the
-// statement every time. Prepared, a statement is parsed once per connection and runs in one round trip
-// after that: PostgreSQL's CPU per sign-in about halves (the figures are in the same section).
+// `prepare` option (still so in the latest release: see docs/decisions/the-house.md, Prepared
+// statements). For a statement with parameters, postgres.js then asks the server for their types
+// first (Parse, Describe, Flush, and a wait), then binds and executes: two round trips, and the
+// server parses and plans the statement every time. Prepared, a statement is parsed once per
+// connection and runs in one round trip after that: PostgreSQL's CPU per sign-in about halves (the
+// figures are in the same section).
 //
 // `preparingClient` gives Drizzle, the service's own SQL and the import's batches a client whose
 // `unsafe()` follows the client's `prepare` option (DATABASE_PREPARE), in a transaction or a savepoint

@@ -1,6 +1,7 @@
 // One profile's month-by-month changes alone (4.6): what GET /report/{id}/diffs serves for it, without
 // the friends, the tree or the previews a whole ReportItem needs. The alert worker computes thousands
-// of these per batch (docs/decisions.md, Watches and alerts), so it pays only for the sweep.
+// of these per batch (docs/decisions/watches-and-alerts.md, Watches and alerts), so it pays only
+// for the sweep.
 import type { DiffItem } from '../../schemas/report.ts'
 import { indexDataset } from './dataset.ts'
 import { buildDiffs } from './diffs.ts'

@@ -1,7 +1,8 @@
 // The alert worker: in every process that runs report workers (WORKERS >= 1, `npm run worker`), a
-// loop that raises the alerts of the watched profiles an import marked (docs/decisions.md, Watches
-// and alerts). It looks at alert_pending a few times a second while idle, so alerts follow an import
-// within a moment, and runs batch after batch while profiles are pending.
+// loop that raises the alerts of the watched profiles an import marked
+// (docs/decisions/watches-and-alerts.md, Watches and alerts). It looks at alert_pending a few times
+// a second while idle, so alerts follow an import within a moment, and runs batch after batch while
+// profiles are pending.
 import type { Database } from '../db/client.ts'
 import { createAlertRaiser, type AlertRaiser } from '../services/alerts/raising.ts'
 import type { EventPublisher } from '../services/events/transport.ts'

@@ -1,7 +1,7 @@
 // The alert digest loop: in every process that runs report workers (WORKERS >= 1, `npm run worker`),
-// a pass over the users whose digest is due every pollMs (docs/decisions.md, Watches and alerts). Any
-// number of processes may run it: a user's digest is claimed by a conditional update, so only one
-// of them sends it (src/services/alerts/digest.ts).
+// a pass over the users whose digest is due every pollMs (docs/decisions/watches-and-alerts.md,
+// Watches and alerts). Any number of processes may run it: a user's digest is claimed by a
+// conditional update, so only one of them sends it (src/services/alerts/digest.ts).
 import type { AlertDigest } from '../services/alerts/digest.ts'
 import { startPolling } from './polling.ts'
 

@@ -1,7 +1,8 @@
 // Webhook delivery workers: in every process that runs report workers (WORKERS >= 1, `npm run
 // worker`), a loop that claims due deliveries from webhook_deliveries and attempts them, several at
-// once (docs/decisions.md, Webhooks). The table is the queue; a claim is a lease, so a process that
-// dies mid-attempt costs nothing but the lease's wait before another process makes the attempt.
+// once (docs/decisions/programs.md, Webhooks). The table is the queue; a claim is a lease, so a
+// process that dies mid-attempt costs nothing but the lease's wait before another process makes the
+// attempt.
 import type { Database } from '../db/client.ts'
 import { createOutboundPost } from '../services/outbound/post.ts'
 import { createDeliverer, type Deliverer } from '../services/webhooks/delivery.ts'
@@ -36,10 +37,11 @@ export const perAccountShare = (senders: number): number => Math.max(1, Math.flo
 
 /**
  * Start the loop; stop() ends it and waits for the attempts in flight (at most `waitMs`; an
- * abandoned one is retried after its lease). Fair by account and endpoint (docs/decisions.md,
- * Webhooks): one attempt at a time per endpoint and a quarter of the senders per account, so that an
- * account whose endpoints hang for the whole 15 s deadline holds its own share and nothing more. An
- * attempt that ends makes room at once (the loop looks again without waiting for the next poll).
+ * abandoned one is retried after its lease). Fair by account and endpoint
+ * (docs/decisions/programs.md, Webhooks): one attempt at a time per endpoint and a quarter of the
+ * senders per account, so that an account whose endpoints hang for the whole 15 s deadline holds
+ * its own share and nothing more. An attempt that ends makes room at once (the loop looks again
+ * without waiting for the next poll).
  */
 export function startDeliveryLoop (database: Database, opts: DeliveryLoopOptions): { stop: (waitMs?: number) => Promise<void> } {
   const d = deliverer(database, opts)

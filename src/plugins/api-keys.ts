@@ -1,11 +1,12 @@
-// API keys on Bearer requests (docs/decisions.md, API keys): the key authenticator src/plugins/jwt.ts
-// hands every `Bearer pir_...` credential to. A key is resolved through the in-memory view of
-// src/services/api-keys/view.ts (refused: 401, as a bad JWT, so the failed-authentication budget
-// counts it), then counted against its own budget (RATE_LIMIT_API_KEY a minute; every answer from
-// here on carries RateLimit-* headers), then the route must name one of the key's scopes in its
-// `config.apiKeyScope` (src/plugins/route-config.ts): a route that names none refuses every key, 403.
-// The request acts as the key's owner (request.user.id), and its session id is the key's id, so the
-// SSE hub ends its streams when the key is revoked, as it does a session's.
+// API keys on Bearer requests (docs/decisions/programs.md, API keys): the key authenticator
+// src/plugins/jwt.ts hands every `Bearer pir_...` credential to. A key is resolved through the
+// in-memory view of src/services/api-keys/view.ts (refused: 401, as a bad JWT, so the
+// failed-authentication budget counts it), then counted against its own budget (RATE_LIMIT_API_KEY
+// a minute; every answer from here on carries RateLimit-* headers), then the route must name one of
+// the key's scopes in its `config.apiKeyScope` (src/plugins/route-config.ts): a route that names
+// none refuses every key, 403. The request acts as the key's owner (request.user.id), and its
+// session id is the key's id, so the SSE hub ends its streams when the key is revoked, as it does a
+// session's.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ScopeMissing } from '../errors.ts'

@@ -1,7 +1,7 @@
-// The budget of failed authentications (docs/decisions.md, Rate limits): RATE_LIMIT_AUTH_FAILURES_IP
-// 401s per client address per 15 minutes, counted on the rate limits' store (Redis when REDIS_URL
-// is set). Once spent, the address is refused 429 before its credentials are looked up in the
-// database and before any handler runs.
+// The budget of failed authentications (docs/decisions/limits.md, Rate limits):
+// RATE_LIMIT_AUTH_FAILURES_IP 401s per client address per 15 minutes, counted on the rate limits'
+// store (Redis when REDIS_URL is set). Once spent, the address is refused 429 before its
+// credentials are looked up in the database and before any handler runs.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'

@@ -1,4 +1,5 @@
-// A body over the limit gets its 413 read by the client (docs/decisions.md, HTTP hardening).
+// A body over the limit gets its 413 read by the client (docs/decisions/programs.md, HTTP
+// hardening).
 // - `Expect: 100-continue` with a Content-Length over the route's limit: no `100 Continue` (Node
 //   sends it unasked unless the server listens for checkContinue), so the client never sends the
 //   body, and the 413 Fastify answers from the Content-Length closes the connection.

@@ -1,7 +1,8 @@
 // app.events: how this instance hears what other processes did, and tells them (src/services/events/,
-// docs/decisions.md, Events through a broker). EVENTS_URL chooses the transport at start: empty,
-// PostgreSQL LISTEN/NOTIFY (one LISTEN per channel per instance, fanned out in memory); redis://…,
-// Redis for the streams' channels, subscribed to only while a stream here needs them.
+// docs/decisions/reports-and-streams.md, Events through a broker). EVENTS_URL chooses the transport
+// at start: empty, PostgreSQL LISTEN/NOTIFY (one LISTEN per channel per instance, fanned out in
+// memory); redis://…, Redis for the streams' channels, subscribed to only while a stream here needs
+// them.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { createEventTransport, type EventTransport } from '../services/events/index.ts'

@@ -1,9 +1,10 @@
-// Fresh authentication (docs/decisions.md, Fresh authentication): a route with `config.freshProof`
-// answers 403 `re-authentication required` unless the person's session proved its owner (sign-in,
-// POST /auth/reauthenticate) within STEP_UP_MAX_AGE_S. The check is a preHandler added by the onRoute
-// hook to those routes only, after the route's own authentication has set request.user; it reads the
-// session's proved_at from the database, which these rare calls can afford. An API key's request
-// passes: the key was made under a fresh proof, and its scopes were granted for exactly such calls.
+// Fresh authentication (docs/decisions/accounts.md, Fresh authentication): a route with
+// `config.freshProof` answers 403 `re-authentication required` unless the person's session proved
+// its owner (sign-in, POST /auth/reauthenticate) within STEP_UP_MAX_AGE_S. The check is a
+// preHandler added by the onRoute hook to those routes only, after the route's own authentication
+// has set request.user; it reads the session's proved_at from the database, which these rare calls
+// can afford. An API key's request passes: the key was made under a fresh proof, and its scopes
+// were granted for exactly such calls.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import { GeneralErrorSchema } from '../../schemas/common.ts'

@@ -1,10 +1,11 @@
-// `Idempotency-Key` on the routes with `config.idempotent` (docs/decisions.md, Idempotency keys). The
-// onRoute hook adds to those routes only: a preHandler, after the route's authentication, validation
-// and own preHandlers, that claims the key or answers without running the handler (the stored answer
-// with `Idempotent-Replayed: true`, 409 while the first request runs, 422 for another request); and
-// an onSend hook that keeps the answer of a claimed request, or gives the key up when the answer
-// says nothing was done (5xx, 429, 402), so that a retry does the work. A request without the header
-// costs one header read, and in onSend one WeakMap lookup that finds no claim.
+// `Idempotency-Key` on the routes with `config.idempotent` (docs/decisions/programs.md, Idempotency
+// keys). The onRoute hook adds to those routes only: a preHandler, after the route's
+// authentication, validation and own preHandlers, that claims the key or answers without running
+// the handler (the stored answer with `Idempotent-Replayed: true`, 409 while the first request
+// runs, 422 for another request); and an onSend hook that keeps the answer of a claimed request, or
+// gives the key up when the answer says nothing was done (5xx, 429, 402), so that a retry does the
+// work. A request without the header costs one header read, and in onSend one WeakMap lookup that
+// finds no claim.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify'
 import { GeneralErrorSchema } from '../../schemas/common.ts'

@@ -1,16 +1,18 @@
 // Bearer JWTs: @fastify/jwt with HS256 pinned. app.authenticate is the onRequest hook of every
 // protected scope; it checks the token's session against the in-memory set of ended sessions, not
 // the database (src/services/sessions/ended.ts), as long as that set's reconcile keeps up; while it
-// does not, the database is asked (docs/decisions.md, Revocation cursor). Tokens signed with a
-// rotated-out secret (JWT_PREVIOUS_SECRETS) still verify until they expire. A Bearer credential that
-// begins with `pir_` is an API key, no JWT: it is handed to the key authenticator
-// src/plugins/api-keys.ts installs (docs/decisions.md, API keys), one string test before any JWT work.
+// does not, the database is asked (docs/decisions/sessions.md, Revocation cursor). Tokens signed
+// with a rotated-out secret (JWT_PREVIOUS_SECRETS) still verify until they expire. A Bearer
+// credential that begins with `pir_` is an API key, no JWT: it is handed to the key authenticator
+// src/plugins/api-keys.ts installs (docs/decisions/programs.md, API keys), one string test before
+// any JWT work.
 //
-// Levels (docs/decisions.md, Second factors): a session of an account with a second factor is at
-// level 1 until the factor is proved, then 2, and its tokens carry the level as the `aal` claim; an
-// account without one has no level, and its tokens no claim. A level-1 request reaches only the
-// routes marked `config.beforeSecondFactor`; everything else answers 403 second factor required. The
-// check runs only when the level is 1, so a request without a level pays one comparison.
+// Levels (docs/decisions/accounts.md, Second factors): a session of an account with a second factor
+// is at level 1 until the factor is proved, then 2, and its tokens carry the level as the `aal`
+// claim; an account without one has no level, and its tokens no claim. A level-1 request reaches
+// only the routes marked `config.beforeSecondFactor`; everything else answers 403 second factor
+// required. The check runs only when the level is 1, so a request without a level pays one
+// comparison.
 import fp from 'fastify-plugin'
 import jwt from '@fastify/jwt'
 import { createVerifier } from 'fast-jwt'

@@ -1,9 +1,9 @@
-// The document in OpenAPI 3.1, the version code generators read (docs/decisions.md, OpenAPI document
-// for generators): openapi-python-client refuses anything but 3.1.*, and 3.1 is what the others
-// know. It is the 3.2 document with the one 3.2 field it uses moved aside: a stream's `itemSchema`
-// (its events, one item each) becomes the extension `x-itemSchema` beside `schema: string`, so 3.1
-// readers see a text stream and its payload components stay referenced. The 3.2 document is served
-// as well, at openapi-3.2.json.
+// The document in OpenAPI 3.1, the version code generators read (docs/decisions/programs.md,
+// OpenAPI document for generators): openapi-python-client refuses anything but 3.1.*, and 3.1 is
+// what the others know. It is the 3.2 document with the one 3.2 field it uses moved aside: a
+// stream's `itemSchema` (its events, one item each) becomes the extension `x-itemSchema` beside
+// `schema: string`, so 3.1 readers see a text stream and its payload components stay referenced.
+// The 3.2 document is served as well, at openapi-3.2.json.
 import type { Document } from './openapi-document.ts'
 
 export const OPENAPI_31 = '3.1.1'

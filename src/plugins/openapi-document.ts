@@ -1,9 +1,9 @@
 // What the OpenAPI document says beyond what @fastify/swagger takes from the route schemas, for code
-// generators (docs/decisions.md, OpenAPI document for generators): a description and an example per
-// answer, the headers of the answers (read from each route's config: src/plugins/route-config.ts),
-// the API-key scope of routes with an apiKeyScope, the webhooks (schemas/webhooks.ts) and each
-// event of the stream (schemas/sse.ts). Every schema ends normalized and its named shapes in
-// components (src/plugins/openapi-schemas.ts).
+// generators (docs/decisions/programs.md, OpenAPI document for generators): a description and an
+// example per answer, the headers of the answers (read from each route's config:
+// src/plugins/route-config.ts), the API-key scope of routes with an apiKeyScope, the webhooks
+// (schemas/webhooks.ts) and each event of the stream (schemas/sse.ts). Every schema ends normalized
+// and its named shapes in components (src/plugins/openapi-schemas.ts).
 import type { TSchema } from '@sinclair/typebox'
 import { reasonsByStatus, statusMessages, statusReasons } from '../errors.ts'
 import { GeneralErrorSchema } from '../../schemas/common.ts'

@@ -1,6 +1,6 @@
-// The schemas of the OpenAPI document as code generators read them (docs/decisions.md, OpenAPI
-// document for generators). Only the document changes here: validation and serialization keep the
-// route schemas as they are.
+// The schemas of the OpenAPI document as code generators read them (docs/decisions/programs.md,
+// OpenAPI document for generators). Only the document changes here: validation and serialization
+// keep the route schemas as they are.
 // - A union of single values (TypeBox `Type.Union([Type.Literal('a'), ...])`, which @fastify/swagger
 //   writes as `anyOf` of one-value enums) becomes one `enum`, so a generator makes one enum type.
 // - A schema with a `title` (the named shapes of schemas/*.ts) becomes the component of that name,

@@ -4,7 +4,7 @@
 // GET /api/v1/openapi-3.2.json, with the event streams' items; the Swagger UI at /api/v1/docs shows
 // the 3.2 one. The schemas stay the single source: each route declares its operationId and security
 // next to it, named shapes carry a `title`, and the rest is read from the route's config
-// (src/plugins/openapi-document.ts; docs/decisions.md, OpenAPI document for generators).
+// (src/plugins/openapi-document.ts; docs/decisions/programs.md, OpenAPI document for generators).
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'

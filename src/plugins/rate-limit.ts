@@ -1,13 +1,14 @@
-// Rate limits (docs/decisions.md, Rate limits): a global budget per user or IP, named limiters that routes put in their
-// hooks (the budget of failed authentications per IP is src/plugins/auth-failures.ts). Counters live in Redis when REDIS_URL is set,
-// so every instance shares them, and in this process while Redis does not answer
-// (src/services/limits/store.ts): no limit is ever skipped. request.ip is the socket address unless the
-// peer is a trusted proxy (TRUST_PROXY), so a spoofed X-Forwarded-For buys no fresh budget; every
-// per-IP key groups IPv6 by /64, and by /48 where one floods (src/services/limits/client-address.ts).
-// Every 429 names its limiter and the kind of key it counts for the `rate limit refused` line
+// Rate limits (docs/decisions/limits.md, Rate limits): a global budget per user or IP, named
+// limiters that routes put in their hooks (the budget of failed authentications per IP is
+// src/plugins/auth-failures.ts). Counters live in Redis when REDIS_URL is set, so every instance
+// shares them, and in this process while Redis does not answer (src/services/limits/store.ts): no
+// limit is ever skipped. request.ip is the socket address unless the peer is a trusted proxy
+// (TRUST_PROXY), so a spoofed X-Forwarded-For buys no fresh budget; every per-IP key groups IPv6 by
+// /64, and by /48 where one floods (src/services/limits/client-address.ts). Every 429 names its
+// limiter and the kind of key it counts for the `rate limit refused` line
 // (src/plugins/refusal-log.ts). Every limited answer carries one header family, the IETF draft's
-// RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (seconds), of the budget that counted it,
-// and a 429 Retry-After (docs/integration.md, Budgets: rate limits).
+// RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (seconds), of the budget that counted
+// it, and a 429 Retry-After (docs/integration.md, Budgets: rate limits).
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
 import { Redis } from 'ioredis'
@@ -127,12 +128,12 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
   app.decorate('limiter', limiter)
   app.decorate('resendLimit', limiter({ name: 'resend', max: limits.resend, timeWindow: HOUR, key: (r) => r.user?.id }))
 
-  // API keys (docs/decisions.md, API keys): a budget per key, run by the key's authentication
-  // (src/plugins/api-keys.ts) rather than by the routes' hooks. A handler of app.rateLimit marks the
-  // request as limited, so the global budget's preHandler passes it by: a key never spends its
-  // owner's budget, and a person's request runs exactly what it ran without keys. The handler writes
-  // the RateLimit-* headers of the key's budget (the global settings' names); on 429 it throws the
-  // key's own limitRefused.
+  // API keys (docs/decisions/programs.md, API keys): a budget per key, run by the key's
+  // authentication (src/plugins/api-keys.ts) rather than by the routes' hooks. A handler of
+  // app.rateLimit marks the request as limited, so the global budget's preHandler passes it by: a
+  // key never spends its owner's budget, and a person's request runs exactly what it ran without
+  // keys. The handler writes the RateLimit-* headers of the key's budget (the global settings'
+  // names); on 429 it throws the key's own limitRefused.
   const handlerOf = (app as unknown as { rateLimit: (options: Record<string, unknown>) => LimitHook }).rateLimit
   app.decorate('apiKeyLimit', handlerOf({
     max: limits.apiKey,

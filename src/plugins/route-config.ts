@@ -7,12 +7,14 @@
 //   required otherwise; POST /auth/reauthenticate renews the proof).
 // - beforeSecondFactor: a session at level 1 (its account has a second factor it has not proved yet)
 //   may call the route: POST /auth/mfa/verify, POST /auth/signout and GET /auth/info. Every other route
-//   answers such a session 403 second factor required (src/plugins/jwt.ts; docs/decisions.md, Second factors).
+//   answers such a session 403 second factor required (src/plugins/jwt.ts;
+//   docs/decisions/accounts.md, Second factors).
 // - staff: 'support' or 'admin', the least staff role that may call the route; a staff session must be
 //   at level 2, and an API key passes only on a GET naming apiKeyScope 'admin:read' (src/plugins/staff.ts).
 // - idempotent: an `Idempotency-Key` header makes a retry replay the first answer.
 // - sessionCookie: the answer may set or clear the session cookie; no plugin acts on it, the OpenAPI
-//   document lists Set-Cookie on the route's answers (docs/decisions.md, OpenAPI document for generators).
+//   document lists Set-Cookie on the route's answers (docs/decisions/programs.md, OpenAPI document
+//   for generators).
 
 import type { ApiKeyScope } from '../../schemas/api-keys.ts'
 

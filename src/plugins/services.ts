@@ -86,9 +86,11 @@ function buildServices (app: FastifyInstance, opts: ServicesOptions) {
   const reports = createReportService({ database, queue: app.queue.reports, now, accountChanges, events: app.events })
   const announceEnded = async (publicIds: string[]) => { sessions.announceEnded(publicIds) }
   const sessionControl = createSessionControl({ database, announceEnded, now })
-  // every credential change goes through credentials.change (docs/decisions.md, Credential versions)
+  // every credential change goes through credentials.change (docs/decisions/accounts.md, Credential
+  // versions)
   const credentials = createCredentialChanges({ database, announceEnded, now })
-  // every API key revoked and every webhook endpoint disabled (docs/decisions.md, Recovery cuts off an intruder)
+  // every API key revoked and every webhook endpoint disabled (docs/decisions/accounts.md, Recovery
+  // cuts off an intruder)
   const accessCutOff = createAccessCutOff({ database, audit, announceEnded: sessions.announceEnded })
   const recovery = createRecoveryService({
     database, passwords, mail, notices, audit, changeCredential: credentials.change, cutOff: accessCutOff, accountChanges, now, publicUrl: config.publicUrl

@@ -59,7 +59,7 @@ async function withSession (app: FastifyInstance, opts: SessionCookieOptions, si
       ...COOKIE_ATTRIBUTES,
       // @fastify/session refuses to set a Secure cookie on a plain-HTTP request; ALLOW_HTTP re-adds the flag below
       secure: !opts.allowHttp,
-      // a remembered cookie lasts as long as an unused session (src/services/sessions/store.ts)
+      // a remembered cookie lasts as long as an unused session (src/services/sessions/rows.ts)
       maxAge: opts.session.idleTtl * 1000
     }
   })

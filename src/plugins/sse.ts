@@ -9,7 +9,7 @@
 import fp from 'fastify-plugin'
 import { inArray } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
-import { reports } from '../db/schema.ts'
+import { reports } from '../db/schema/index.ts'
 import { REPORT_EVENTS_CHANNEL } from '../services/reports/events.ts'
 import { createDeletedReports } from '../services/streams/deleted-reports.ts'
 import { createSseHub, eventStore, type SseHub } from '../services/streams/hub.ts'

@@ -17,7 +17,8 @@ export const PUBLIC_DIR = fromPackageRoot('public') + sep
 export const WEBAUTHN_BROWSER_DIR = join(dirname(createRequire(import.meta.url).resolve('@simplewebauthn/browser')), '..', 'esm') + sep
 
 // The QR encoder (uqr: no dependency, an ES module build) that draws the authenticator key's QR code
-// on the account page, served the same way from /vendor/uqr/ (docs/decisions.md, Second factors).
+// on the account page, served the same way from /vendor/uqr/ (docs/decisions/accounts.md, Second
+// factors).
 export const QR_BROWSER_DIR = dirname(createRequire(import.meta.url).resolve('uqr')) + sep
 
 export interface StaticOptions {

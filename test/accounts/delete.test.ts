@@ -76,7 +76,8 @@ t.test('with the password: everything of the user goes, the subscription is canc
   t.equal(stripe.calls('POST', `/v1/subscriptions/${endedSub}`).length, 0, 'an ended one is left alone')
   t.equal(stripe.requests.filter((r) => r.path.startsWith('/v1/customers')).length, 0, 'the Stripe customer is not touched')
 
-  // the key as docs/decisions.md, Audit trail, names it: HKDF-SHA-256 of MFA_ENCRYPTION_KEY, no salt, its own label
+  // the key as docs/decisions/accounts.md, Audit trail, names it: HKDF-SHA-256 of
+  // MFA_ENCRYPTION_KEY, no salt, its own label
   const key = Buffer.from(hkdfSync('sha256', TEST_MFA_KEY, Buffer.alloc(0), 'pir audit email hmac v1', 32))
   const hash = createHmac('sha256', key).update(user.email).digest('hex')
   const audit = await app.database.query<{ kind: string, email_hash: string | null, ip: string | null, user_agent: string | null }>(

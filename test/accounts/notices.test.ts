@@ -78,7 +78,8 @@ t.test('each event mails one notice naming what, when, the device and the IP add
   const email = uniqueEmail('notices')
   const up = await call(app, CHROME_HOME, 'POST', '/auth/signup', undefined, { email, password: GOOD_PASSWORD, token: 'captcha' })
   t.equal(up.json().status, 'success')
-  // proven, as a password confirmed from the mailbox is: linking Google keeps it (docs/decisions.md, Account control)
+  // proven, as a password confirmed from the mailbox is: linking Google keeps it
+  // (docs/decisions/accounts.md, Account control)
   await app.database.query('update users set password_proven = true where email = $1', [email])
   let token = (await signIn(app, CHROME_HOME, email)).token!
 

@@ -1,9 +1,9 @@
-// Pre-hijacking closed (docs/decisions.md, Account control): a password is proven by a recovery link,
-// by a confirmation opened in a browser signed in to the account with it, or by a change made from a
-// proven session. When Google is linked to an account whose password is unproven, the password stops
-// signing in, every password session ends, Google sessions go on, and the mailbox is told. A proven
-// password stays. One app for the file; Google ID tokens from the local certificate peer; mail to a
-// local SMTP peer.
+// Pre-hijacking closed (docs/decisions/accounts.md, Account control): a password is proven by a
+// recovery link, by a confirmation opened in a browser signed in to the account with it, or by a
+// change made from a proven session. When Google is linked to an account whose password is
+// unproven, the password stops signing in, every password session ends, Google sessions go on, and
+// the mailbox is told. A proven password stays. One app for the file; Google ID tokens from the
+// local certificate peer; mail to a local SMTP peer.
 import t from '../tap.ts'
 import type { FastifyInstance } from 'fastify'
 import { build, GOOD_PASSWORD, sessionCookie, uniqueEmail } from '../helper.ts'

@@ -9,8 +9,8 @@ import { createHmac, hkdfSync } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import { build, logCapture, signedInUser } from '../helper.ts'
 import { startSmtp } from '../peers/smtp.ts'
-import { alertMail, alerts } from '../../src/db/schema.ts'
-import { change, raise, userIdOf, watchedReport } from './raise.ts'
+import { alertMail, alerts } from '../../src/db/schema/index.ts'
+import { change, raise, userIdByEmail, watchedReport } from '../watches/support.ts'
 
 const PUBLIC_URL = 'https://pir.example.test'
 const HOUR = 3600_000
@@ -24,7 +24,7 @@ const DAY = 24 * HOUR
 
 async function watcher () {
   const user = await signedInUser(app)
-  const userId = await userIdOf(app, user.email)
+  const userId = await userIdByEmail(app, user.email)
   return { ...user, userId, watched: await watchedReport(app, userId) }
 }
 /** the digests this address got (not its sign-up confirmation) */

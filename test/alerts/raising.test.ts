@@ -1,9 +1,10 @@
-// Raising alerts (docs/decisions.md, Watches and alerts): data pushed to POST /ingest that gives a
-// watched profile later months raises one alert per new month with a change, equal to the diffs a
-// report generated after the data serves; the same data again raises nothing, nor does data that only
-// rewrites months already seen, nor data for a watch deleted before the worker ran; only the watch's
-// user gets them. The first test runs the alert worker's loop (WORKERS=1); the others drive batches
-// by hand on an app without workers, so each step is seen on its own.
+// Raising alerts (docs/decisions/watches-and-alerts.md, Watches and alerts): data pushed to POST
+// /ingest that gives a watched profile later months raises one alert per new month with a change,
+// equal to the diffs a report generated after the data serves; the same data again raises nothing,
+// nor does data that only rewrites months already seen, nor data for a watch deleted before the
+// worker ran; only the watch's user gets them. The first test runs the alert worker's loop
+// (WORKERS=1); the others drive batches by hand on an app without workers, so each step is seen on
+// its own.
 import t from '../tap.ts'
 import type { FastifyInstance } from 'fastify'
 import { build, signedInUser } from '../helper.ts'

@@ -1,9 +1,10 @@
-// Recovery cuts an intruder's programs off (docs/decisions.md, Recovery cuts off an intruder): a reset
-// through the recovery link revokes every API key of the account and disables every webhook
-// endpoint, unless the person ticks keepApiKeys; DELETE /auth/sessions does the same with
-// {apiKeys: true}; a password change made knowing the old password keeps them and its mail lists
-// them. The audit trail has a row per key revoked and per endpoint disabled. The cross-instance
-// half (a key refused on another instance within a second) is test/scale-out/revocation.test.ts.
+// Recovery cuts an intruder's programs off (docs/decisions/accounts.md, Recovery cuts off an
+// intruder): a reset through the recovery link revokes every API key of the account and disables
+// every webhook endpoint, unless the person ticks keepApiKeys; DELETE /auth/sessions does the same
+// with {apiKeys: true}; a password change made knowing the old password keeps them and its mail
+// lists them. The audit trail has a row per key revoked and per endpoint disabled. The
+// cross-instance half (a key refused on another instance within a second) is
+// test/scale-out/revocation.test.ts.
 import t from '../tap.ts'
 import { build, GOOD_PASSWORD, signedInUser, type SignedInUser } from '../helper.ts'
 import { newLinkSecret } from '../../src/services/accounts/link-secrets.ts'

@@ -2,7 +2,7 @@
 // GET /auth/info shows it.
 import t from '../tap.ts'
 import { eq } from 'drizzle-orm'
-import { users } from '../../src/db/schema.ts'
+import { users } from '../../src/db/schema/index.ts'
 import { build, signedInUser } from '../helper.ts'
 import { startStripe, subscriptionObject } from '../peers/stripe.ts'
 import { seedReportData } from '../reports/seed.ts'

@@ -4,7 +4,7 @@
 import t from '../tap.ts'
 import { eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
-import { stripeEvents, subscriptions } from '../../src/db/schema.ts'
+import { stripeEvents, subscriptions } from '../../src/db/schema/index.ts'
 import { build, signedInUser } from '../helper.ts'
 import { startStripe, subscriptionObject } from '../peers/stripe.ts'
 import { deliver, nowS, PRICE_ID, stripeEnv, stripeEvent, userInfo } from './support.ts'

@@ -12,7 +12,7 @@ import { codeAt } from '../../src/services/mfa/totp.ts'
 import type { MfaApp } from '../mfa/support.ts'
 import { staffMember, userIdOf, type StaffMember } from '../staff/support.ts'
 import { issueKey } from '../api-keys/support.ts'
-import { inspectView, PUBLIC_ORIGIN, signInThroughForm, skip, startDashboard, WAIT } from './browser.ts'
+import { inspectView, PUBLIC_ORIGIN, signInThroughForm, skip, startDashboard, submitSignIn, WAIT } from './browser.ts'
 
 t.test('the staff console', { skip }, async (t) => {
   // the app's clock moves on by whole TOTP steps: each code is accepted once
@@ -26,9 +26,7 @@ t.test('the staff console', { skip }, async (t) => {
     const { context, page } = await d.newPage(name)
     t.teardown(() => context.close())
     await page.goto(PUBLIC_ORIGIN)
-    await page.fill('#signin-email', staff.email)
-    await page.fill('#signin-password', staff.password)
-    await page.click('#signin-form button[type=submit]')
+    await submitSignIn(page, staff)
     await page.locator('#second-factor-form').waitFor(WAIT)
     m.nextStep()
     await page.fill('#second-factor-code', codeAt(staff.totp.secret, now()))

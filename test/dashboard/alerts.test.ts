@@ -8,11 +8,11 @@ import { createHmac, hkdfSync } from 'node:crypto'
 import type { Page } from 'playwright-core'
 import type { FastifyInstance } from 'fastify'
 import type { Interest } from '../../schemas/report.ts'
-import { recordAlerts, type NewAlert } from '../../src/services/alerts/record.ts'
+import type { NewAlert } from '../../src/services/alerts/record.ts'
 import { signedInUser, type SignedInUser } from '../helper.ts'
 import { readyReport } from '../reports/report-wait.ts'
 import { seedReportData } from '../reports/seed.ts'
-import { userIdOf } from '../watches/support.ts'
+import { raise, userIdOf } from '../watches/support.ts'
 import { inspectView, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'
 
 const JOHN_DOE = [{ source: 'ig', username: 'jdoe' }, { source: 'fb', username: 'john.doe' }]
@@ -25,9 +25,9 @@ const monthFrom = (back: number) => {
   return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - back, 1)).toISOString().slice(0, 7)
 }
 
-async function raise (app: FastifyInstance, alert: Omit<NewAlert, 'profileId' | 'username'> & { username?: string }, at: Date) {
-  const full: NewAlert = { profileId: alert.source === 'ig' ? 'p-1' : 'p-4', username: alert.source === 'ig' ? 'JDoe' : 'john.doe', ...alert }
-  await app.database.db.transaction(async (tx) => await recordAlerts(tx, [full], at, [0]))
+/** one alert on John Doe's profile of the alert's network, raised at `at` */
+async function raiseOne (app: FastifyInstance, alert: Omit<NewAlert, 'profileId' | 'username'> & { username?: string }, at: Date) {
+  await raise(app, [{ profileId: alert.source === 'ig' ? 'p-1' : 'p-4', username: alert.source === 'ig' ? 'JDoe' : 'john.doe', ...alert }], at)
 }
 
 async function api (app: FastifyInstance, user: SignedInUser, method: 'GET' | 'POST' | 'DELETE', url: string) {
@@ -76,12 +76,12 @@ t.test('watch a report, see its alerts arrive on the bell, read them on the aler
   const earlier = monthFrom(1)
   const boxing = interest('i-boxing', 'Boxing', 'ig', 'Violence')
   const memes = interest('i-memes', 'Memes', 'fb')
-  await raise(app, { ...watch, source: 'ig', month: earlier, new: [], lost: [interest('i-jazz', 'Jazz', 'ig')], newRedFlags: [] }, new Date(Date.now() - 3000))
+  await raiseOne(app, { ...watch, source: 'ig', month: earlier, new: [], lost: [interest('i-jazz', 'Jazz', 'ig')], newRedFlags: [] }, new Date(Date.now() - 3000))
   await page.locator('#alerts-bell[data-unread="1"]').waitFor(WAIT)
   t.pass('the bell counts the first alert without a reload')
   // the red-flag alert is raised before the other one of its month: the page still lists it first
-  await raise(app, { ...watch, source: 'ig', month: next, new: [boxing, interest('i-tennis', 'Tennis', 'ig')], lost: [], newRedFlags: [boxing] }, new Date(Date.now() - 2000))
-  await raise(app, { ...watch, source: 'fb', month: next, new: [memes], lost: [], newRedFlags: [] }, new Date(Date.now() - 1000))
+  await raiseOne(app, { ...watch, source: 'ig', month: next, new: [boxing, interest('i-tennis', 'Tennis', 'ig')], lost: [], newRedFlags: [boxing] }, new Date(Date.now() - 2000))
+  await raiseOne(app, { ...watch, source: 'fb', month: next, new: [memes], lost: [], newRedFlags: [] }, new Date(Date.now() - 1000))
   await page.locator('#alerts-bell[data-unread="3"]').waitFor(WAIT)
   t.match(await page.locator('#alerts-bell').getAttribute('aria-label'), /3 unread/, 'the bell says the count in words')
   t.match(await page.locator('#alerts-live').textContent(), /New alert: @john\.doe on Facebook/, 'the last alert is announced')

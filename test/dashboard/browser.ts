@@ -85,12 +85,20 @@ export async function startDashboard (t: Test, env: Record<string, string> = {},
   return { app, browser, port, problems, newPage, signedInPage }
 }
 
-/** open the page at PUBLIC_ORIGIN and sign in through its form; resolves once signed in */
-export async function signInThroughForm (page: Page, user: { email: string, password?: string }) {
-  await page.goto(PUBLIC_ORIGIN)
+/**
+ * fill the sign-in form on the page with the address and password (GOOD_PASSWORD unless given) and
+ * send it; waits for nothing, since what follows is the test's (signed in, a second step, an error)
+ */
+export async function submitSignIn (page: Page, user: { email: string, password?: string }) {
   await page.fill('#signin-email', user.email)
   await page.fill('#signin-password', user.password ?? GOOD_PASSWORD)
   await page.click('#signin-form button[type=submit]')
+}
+
+/** open the page at PUBLIC_ORIGIN and sign in through its form; resolves once signed in */
+export async function signInThroughForm (page: Page, user: { email: string, password?: string }) {
+  await page.goto(PUBLIC_ORIGIN)
+  await submitSignIn(page, user)
   await page.locator('#sign-out').waitFor(WAIT)
 }
 

@@ -5,7 +5,7 @@
 import t from '../tap.ts'
 import { GOOD_PASSWORD, registeredUser, uniqueEmail } from '../helper.ts'
 import { startSmtp } from '../peers/smtp.ts'
-import { inspectView, linkIn, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'
+import { inspectView, linkIn, PUBLIC_ORIGIN, skip, startDashboard, submitSignIn, WAIT } from './browser.ts'
 
 t.test('confirming the e-mail address', { skip }, async (t) => {
   const smtp = await startSmtp(t)
@@ -76,9 +76,7 @@ t.test('confirming the e-mail address', { skip }, async (t) => {
     const { context, page } = await d.newPage('banner')
     t.teardown(() => context.close())
     await page.goto(PUBLIC_ORIGIN)
-    await page.fill('#signin-email', email)
-    await page.fill('#signin-password', GOOD_PASSWORD)
-    await page.click('#signin-form button[type=submit]')
+    await submitSignIn(page, { email })
     const banner = page.locator('#confirm-banner')
     await banner.waitFor(WAIT)
     t.match(await banner.textContent(), /not confirmed/)

@@ -9,12 +9,12 @@ import t, { type Test } from '../tap.ts'
 import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
 import type { Db } from '../../src/db/client.ts'
 import { eq } from 'drizzle-orm'
-import { follows, friendships, profiles } from '../../src/db/schema.ts'
+import { follows, friendships, profiles } from '../../src/db/schema/index.ts'
 import { GOOD_PASSWORD, registeredUser, signedInUser, uniqueEmail } from '../helper.ts'
 import { readyReport } from '../reports/report-wait.ts'
 import { MONTH_START, seedReportData } from '../reports/seed.ts'
 import { imageHost } from '../images/support.ts'
-import { ARTIFACTS, DESKTOP, PHONE, PUBLIC_ORIGIN, signInThroughForm, skip, startDashboard, WAIT } from './browser.ts'
+import { ARTIFACTS, DESKTOP, PHONE, PUBLIC_ORIGIN, signInThroughForm, skip, startDashboard, submitSignIn, WAIT } from './browser.ts'
 
 // The report's profile has a picture on an image host of its own (on loopback, so the server runs
 // with OUTBOUND_ALLOW_PRIVATE); every other image URL of the seed fails, as missing images do.
@@ -310,9 +310,7 @@ t.test('the report dashboard in headless Chromium', { skip }, async (t) => {
     await page.locator('#signin-form').waitFor(WAIT)
     t.equal(await page.locator('#sign-out').count(), 0, 'still signed out after a reload')
     await page.screenshot({ path: `${ARTIFACTS}signin-desktop.png` })
-    await page.fill('#signin-email', user.email)
-    await page.fill('#signin-password', 'not the password')
-    await page.click('#signin-form button[type=submit]')
+    await submitSignIn(page, { email: user.email, password: 'not the password' })
     await page.waitForFunction(() => document.querySelector('#signin-password-error')?.textContent !== '', null, WAIT)
     t.equal(await page.textContent('#signin-password-error'), 'Wrong e-mail or password')
   })

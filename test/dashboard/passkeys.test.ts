@@ -8,7 +8,7 @@
 import t from '../tap.ts'
 import type { BrowserContext, CDPSession } from 'playwright-core'
 import { registeredUser } from '../helper.ts'
-import { inspectView, PUBLIC_ORIGIN, signInThroughForm, skip, startDashboard, WAIT } from './browser.ts'
+import { inspectView, PUBLIC_ORIGIN, signInThroughForm, skip, startDashboard, submitSignIn, WAIT } from './browser.ts'
 
 /** a virtual authenticator for the context's page: CDP's WebAuthn domain */
 async function virtualAuthenticator (context: BrowserContext, page: Parameters<BrowserContext['newCDPSession']>[0]): Promise<{ cdp: CDPSession, authenticatorId: string }> {
@@ -79,9 +79,7 @@ t.test('passkeys in the dashboard', { skip }, async (t) => {
     // the password of an account with a passkey: the second step takes the passkey
     await page.click('#sign-out')
     await page.locator('#signin-form').waitFor(WAIT)
-    await page.fill('#signin-email', user.email)
-    await page.fill('#signin-password', user.password)
-    await page.click('#signin-form button[type=submit]')
+    await submitSignIn(page, user)
     await page.locator('#second-factor-form').waitFor(WAIT)
     await page.click('#second-factor-passkey')
     await page.locator('#reports').waitFor(WAIT)

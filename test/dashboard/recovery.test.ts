@@ -11,7 +11,7 @@ import { enrolTotp } from '../mfa/support.ts'
 import { codeAt } from '../../src/services/mfa/totp.ts'
 import { startSmtp } from '../peers/smtp.ts'
 import { issueKey } from '../api-keys/support.ts'
-import { inspectView, linkIn, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'
+import { inspectView, linkIn, PUBLIC_ORIGIN, skip, startDashboard, submitSignIn, WAIT } from './browser.ts'
 
 const NEW_PASSWORD = 'a brand new passphrase 42'
 
@@ -79,9 +79,7 @@ t.test('recovering a forgotten password', { skip }, async (t) => {
 
     // the old password no longer signs in; the new one does
     await page.click('#sign-out')
-    await page.fill('#signin-email', email)
-    await page.fill('#signin-password', GOOD_PASSWORD)
-    await page.click('#signin-form button[type=submit]')
+    await submitSignIn(page, { email })
     await page.locator('#signin-password-error', { hasText: 'Wrong e-mail or password' }).waitFor(WAIT)
     await page.fill('#signin-password', NEW_PASSWORD)
     await page.click('#signin-form button[type=submit]')

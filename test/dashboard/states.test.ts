@@ -4,7 +4,7 @@
 // holds the API request), so no server is broken for them. Each test has its own account and page.
 import t from '../tap.ts'
 import { GOOD_PASSWORD, registeredUser, uniqueEmail } from '../helper.ts'
-import { inspectView, PUBLIC_ORIGIN, skip, startDashboard, WAIT } from './browser.ts'
+import { inspectView, PUBLIC_ORIGIN, skip, startDashboard, submitSignIn, WAIT } from './browser.ts'
 import type { Page } from 'playwright-core'
 
 const UNAVAILABLE = { code: 'SERVICE_UNAVAILABLE', message: 'the database is unavailable' }
@@ -28,9 +28,7 @@ t.test('loading, empty and error states', { skip }, async (t) => {
       await route.fulfill({ status: 503, contentType: 'application/json', headers: { 'retry-after': '5' }, body: JSON.stringify(UNAVAILABLE) })
     })
     await page.goto(PUBLIC_ORIGIN)
-    await page.fill('#signin-email', email)
-    await page.fill('#signin-password', GOOD_PASSWORD)
-    await page.click('#signin-form button[type=submit]')
+    await submitSignIn(page, { email })
     await page.locator('#report-list', { hasText: 'Loading your reports' }).waitFor(WAIT)
     t.equal(await page.getAttribute('#report-list', 'aria-busy'), 'true', 'loading, said to assistive technology too')
     await inspectView(t, page, 'home-loading')

@@ -2,8 +2,8 @@
 // claimed the watched profiles an import marked and computed them, and waits to write their alerts
 // (a lock held on alert_sequences, which the batch's transaction writes first). Killed there, it
 // leaves the profiles pending under its lease; once the lease runs out another worker process takes
-// them, and every alert is raised exactly once (docs/decisions.md, Watches and alerts). The server
-// runs no workers of its own.
+// them, and every alert is raised exactly once (docs/decisions/watches-and-alerts.md, Watches and
+// alerts). The server runs no workers of its own.
 import t from 'tap'
 import { freshDatabase, onPostgres } from '../helper.ts'
 import { call, signedInOn, startServer, startWorker } from '../peers/server-process.ts'

@@ -3,9 +3,9 @@
 // stream and an alert stream open on B, the proxy is cut; while it is, the report's generation runs
 // to its end and alerts are raised, each published to the broker, which B, cut off, does not hear.
 // When the proxy is back, B subscribes again and catches up from the database: every event reaches
-// its stream, once and in order. Nothing is lost to the broker (docs/decisions.md, Events through a
-// broker). The machine's Redis is never touched. And an instance subscribes to a channel only while
-// a stream of it is open there.
+// its stream, once and in order. Nothing is lost to the broker
+// (docs/decisions/reports-and-streams.md, Events through a broker). The machine's Redis is never
+// touched. And an instance subscribes to a channel only while a stream of it is open there.
 import { Redis } from 'ioredis'
 import t from '../tap.ts'
 import { build, freshDatabase, onPostgres, signedInUser } from '../helper.ts'
@@ -13,7 +13,7 @@ import { until } from '../peers/wait.ts'
 import { redisProxy, REDIS_PORT } from '../peers/redis-proxy.ts'
 import { createReport } from '../reports/report-wait.ts'
 import { seedReportData } from '../reports/seed.ts'
-import { change, raise, userIdOf, watchedReport } from '../alerts/raise.ts'
+import { change, raise, userIdByEmail, watchedReport } from '../watches/support.ts'
 import { closeApp, generationEvents, listen, openEventSource, seen } from '../streams/client.ts'
 import { sameDatabase } from '../streams/databases.ts'
 import { createReportGenerator } from '../../src/services/reports/generation.ts'
@@ -39,7 +39,7 @@ t.test('the broker connection cut mid-stream: what was published meanwhile reach
   await until(() => a.events.state().connected && b.events.state().connected, { what: 'both instances connected to the broker' })
 
   const user = await signedInUser(a)
-  const watched = await watchedReport(a, await userIdOf(a, user.email))
+  const watched = await watchedReport(a, await userIdByEmail(a, user.email))
   const id = await createReport(a, user.auth)
   const report = openEventSource(`${baseB}/api/v1/sse/${id}`, user.auth, { closeOnDone: true })
   const alerts = openEventSource(`${baseB}/api/v1/sse/alerts`, user.auth)
@@ -85,7 +85,7 @@ t.test('with the broker, an instance subscribes to a report\'s and a user\'s cha
   const baseB = await listen(b)
   t.teardown(() => closeApp(b))
   const user = await signedInUser(a)
-  const userId = await userIdOf(a, user.email)
+  const userId = await userIdByEmail(a, user.email)
   const id = await createReport(a, user.auth)
   const reportChannel = `pir-events:report_events:${id}`
   const alertChannel = `pir-events:alerts:${userId}`

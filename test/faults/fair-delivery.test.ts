@@ -1,9 +1,9 @@
 // Faults: one account's webhook endpoints hang. Account A registers ten endpoints that never answer
 // (each attempt runs to its 15 s deadline) and sends bursts of test deliveries to them; account B's
-// report.ready must still arrive within 5 s of the report being ready (docs/decisions.md, Webhooks:
-// one attempt at a time per endpoint, a quarter of a process's senders per account). The bursts past
-// five a minute per endpoint are refused (429 with Retry-After). The server runs one report worker
-// and the delivery senders.
+// report.ready must still arrive within 5 s of the report being ready (docs/decisions/programs.md,
+// Webhooks: one attempt at a time per endpoint, a quarter of a process's senders per account). The
+// bursts past five a minute per endpoint are refused (429 with Retry-After). The server runs one
+// report worker and the delivery senders.
 import t from 'tap'
 import { call, signedInOn } from '../peers/server-process.ts'
 import { until } from '../peers/wait.ts'

@@ -1,8 +1,8 @@
 // A webhook worker process (`npm run worker`) killed with SIGKILL in the middle of a delivery: the
 // receiver holds the request open, the worker is killed, another worker process takes the delivery
 // over once the first one's lease has run out and sends it again with the same webhook-id; the
-// delivery ends delivered exactly once in the database, and nothing is lost (docs/decisions.md,
-// Webhooks). The server runs no workers of its own.
+// delivery ends delivered exactly once in the database, and nothing is lost
+// (docs/decisions/programs.md, Webhooks). The server runs no workers of its own.
 import t from 'tap'
 import { verifyWebhook } from '../../client/src/index.ts'
 import { freshDatabase, onPostgres } from '../helper.ts'

@@ -171,7 +171,7 @@ t.test('the database down: health 503, routes 503 GeneralError, no query paramet
   const down = await build(t, FAST_ARGON2, { database, fastify: logs.fastify })
   const { email, token } = await signedInUser(down)
   // a session this instance has never seen (signed in through another one): its row is not in its
-  // memory (src/services/sessions/store.ts), so refreshing it needs the database
+  // memory (src/services/sessions/rows.ts), so refreshing it needs the database
   const { cookie } = await signedInUser(await build(t, FAST_ARGON2, { database }), { email, signUp: false })
   const sessionId = decodeURIComponent(cookie.slice('sid='.length)).split('.')[0]
   t.ok(sessionId.length > 10)

@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm'
 import { loadConfig } from '../../src/config.ts'
 import { createDatabase } from '../../src/db/client.ts'
 import { migrateDatabase } from '../../src/db/migrate.ts'
-import { users } from '../../src/db/schema.ts'
+import { users } from '../../src/db/schema/index.ts'
 import { onPostgres } from '../helper.ts'
 import { childDatabase, tempDir } from './support.ts'
 

@@ -5,7 +5,7 @@
 // spellings and refuses others, the in-memory views know only the printed form: none of them may be a
 // 500, and none may reach the resource the plain id names. A path id answers 404 to each on every
 // route, as an id that names nothing; a query parameter the document declares `format: uuid` answers
-// 400 (docs/decisions.md, HTTP hardening).
+// 400 (docs/decisions/programs.md, HTTP hardening).
 import t from '../tap.ts'
 import { build, signedInUser } from '../helper.ts'
 import { issueKey } from '../api-keys/support.ts'

@@ -4,7 +4,7 @@
 // not an image. The dashboard's CSP allows images from this origin only.
 import t from '../tap.ts'
 import { freshDatabase, build, signedInUser } from '../helper.ts'
-import { accounts, profiles } from '../../src/db/schema.ts'
+import { accounts, profiles } from '../../src/db/schema/index.ts'
 import type { Db } from '../../src/db/client.ts'
 import { createImageService } from '../../src/services/images/index.ts'
 import { createOutboundFetch } from '../../src/services/outbound/fetch.ts'

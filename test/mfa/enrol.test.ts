@@ -1,8 +1,9 @@
-// Setting up an authenticator app (docs/decisions.md, Second factors): the set-up and the removal need
-// a fresh proof; the set-up is pending until its first code confirms it; the confirmation answers ten
-// recovery codes once, raises the session to level 2 and ends the account's other sessions; removal
-// takes the codes with it, ends the other sessions and leaves the session without a level. The secret
-// is sealed at rest under MFA_ENCRYPTION_KEY, and a rotated-out key still opens it.
+// Setting up an authenticator app (docs/decisions/accounts.md, Second factors): the set-up and the
+// removal need a fresh proof; the set-up is pending until its first code confirms it; the
+// confirmation answers ten recovery codes once, raises the session to level 2 and ends the
+// account's other sessions; removal takes the codes with it, ends the other sessions and leaves the
+// session without a level. The secret is sealed at rest under MFA_ENCRYPTION_KEY, and a rotated-out
+// key still opens it.
 import t from '../tap.ts'
 import { freshDatabase, signedInUser } from '../helper.ts'
 import { codeAt } from '../../src/services/mfa/totp.ts'

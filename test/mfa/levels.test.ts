@@ -1,9 +1,9 @@
-// The session's authentication level (docs/decisions.md, Second factors): an account without a
-// second factor signs in as it always did (no level, no `aal` claim); one with an authenticator app
-// signs in at level 1, where only POST /auth/mfa/verify, POST /auth/signout and GET /auth/info
-// answer, until a code (or a recovery code) moves the session to level 2. A wrong code counts toward
-// the account's own budget (10 per 15 minutes, which no password sign-in clears); a code is accepted
-// once; POST /auth/reauthenticate takes a code as a proof.
+// The session's authentication level (docs/decisions/accounts.md, Second factors): an account
+// without a second factor signs in as it always did (no level, no `aal` claim); one with an
+// authenticator app signs in at level 1, where only POST /auth/mfa/verify, POST /auth/signout and
+// GET /auth/info answer, until a code (or a recovery code) moves the session to level 2. A wrong
+// code counts toward the account's own budget (10 per 15 minutes, which no password sign-in
+// clears); a code is accepted once; POST /auth/reauthenticate takes a code as a proof.
 import t from '../tap.ts'
 import { logCapture, signedInUser } from '../helper.ts'
 import { codeAt } from '../../src/services/mfa/totp.ts'

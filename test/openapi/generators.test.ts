@@ -1,4 +1,4 @@
-// The OpenAPI document as code generators read it (docs/decisions.md, OpenAPI document for
+// The OpenAPI document as code generators read it (docs/decisions/programs.md, OpenAPI document for
 // generators): OpenAPI 3.1 at /api/v1/openapi.json (3.2 at /api/v1/openapi-3.2.json), every operation
 // named (a unique operationId) and secured (security declared, one bearer scheme), every answer
 // described, one kind of body per answer (JSON, text or bytes), named shapes as components behind

@@ -165,7 +165,7 @@ t.test('every secret-handling flow, and then not one secret in any log line', as
 
   // the database fails under a cookie request: the session id is a query parameter. The session
   // is one this instance has not seen (signed in on another, on the same database): a session it
-  // holds in memory refreshes without a query (src/services/sessions/store.ts)
+  // holds in memory refreshes without a query (src/services/sessions/rows.ts)
   const elsewhere = await (await build(t, { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' }, { database: app.database }))
     .inject({ method: 'POST', url: '/api/v1/auth/signin', payload: { email: user.email, password: NEW_PASSWORD } })
   const otherCookie = sessionCookie(elsewhere)!

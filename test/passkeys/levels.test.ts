@@ -1,9 +1,9 @@
-// Passkeys and the session's level (docs/decisions.md, Passkeys): a passkey sign-in starts at level 2;
-// the first passkey of an account moves the session that registered it to level 2 and ends the
-// others; with a passkey a password sign-in is at level 1 and a passkey assertion completes
-// POST /auth/mfa/verify; POST /auth/reauthenticate takes one as a fresh proof; another user's passkey
-// proves nothing; removing the last passkey leaves the session without a level. The audit trail
-// records passkeys added and removed, and passkey sign-ins as sign-ins, refused or not.
+// Passkeys and the session's level (docs/decisions/accounts.md, Passkeys): a passkey sign-in starts
+// at level 2; the first passkey of an account moves the session that registered it to level 2 and
+// ends the others; with a passkey a password sign-in is at level 1 and a passkey assertion
+// completes POST /auth/mfa/verify; POST /auth/reauthenticate takes one as a fresh proof; another
+// user's passkey proves nothing; removing the last passkey leaves the session without a level. The
+// audit trail records passkeys added and removed, and passkey sign-ins as sign-ins, refused or not.
 import t from '../tap.ts'
 import { build, sessionCookie, signedInUser, type SignedInUser } from '../helper.ts'
 import { claims, FAST_ARGON2, info } from '../accounts/support.ts'

@@ -1,6 +1,6 @@
 import t from '../tap.ts'
 import type { FastifyInstance } from 'fastify'
-import { profiles } from '../../src/db/schema.ts'
+import { profiles } from '../../src/db/schema/index.ts'
 import { likePattern } from '../../src/routes/profiles/index.ts'
 import { build, signedInUser } from '../helper.ts'
 import { seedReportData } from '../reports/seed.ts'

@@ -7,7 +7,7 @@
 import t, { type Test } from '../tap.ts'
 import type { FastifyInstance } from 'fastify'
 import { build, signedInUser } from '../helper.ts'
-import { accountInterests, accounts, follows, interests, profiles } from '../../src/db/schema.ts'
+import { accountInterests, accounts, follows, interests, profiles } from '../../src/db/schema/index.ts'
 import { eq } from 'drizzle-orm'
 import { createReport, waitForStatus } from './report-wait.ts'
 import { MONTH_START, seedReportData } from './seed.ts'

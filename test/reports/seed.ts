@@ -1,6 +1,6 @@
 // A small hand-made dataset for the report tests, written straight into the profile tables.
 import type { Db } from '../../src/db/client.ts'
-import { accountInterests, accounts, categories, follows, friendships, interests, profiles, redFlags } from '../../src/db/schema.ts'
+import { accountInterests, accounts, categories, follows, friendships, interests, profiles, redFlags } from '../../src/db/schema/index.ts'
 
 export const MONTH_START = (() => {
   const d = new Date()

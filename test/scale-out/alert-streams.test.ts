@@ -6,7 +6,7 @@
 import t from '../tap.ts'
 import { build, freshDatabase, onPostgres, signedInUser } from '../helper.ts'
 import { until } from '../peers/wait.ts'
-import { change, raise, userIdOf, watchedReport } from '../alerts/raise.ts'
+import { change, raise, userIdByEmail, watchedReport } from '../watches/support.ts'
 import { closeApp, listen, openEventSource } from '../streams/client.ts'
 import { sameDatabase } from '../streams/databases.ts'
 
@@ -16,10 +16,10 @@ const b = await build(t, {}, { database: await sameDatabase(t, database) })
 const baseB = await listen(b)
 
 const user = await signedInUser(a)
-const userId = await userIdOf(a, user.email)
+const userId = await userIdByEmail(a, user.email)
 const watched = await watchedReport(a, userId)
 const other = await signedInUser(a)
-const otherWatched = await watchedReport(a, await userIdOf(a, other.email))
+const otherWatched = await watchedReport(a, await userIdByEmail(a, other.email))
 
 t.test('an alert raised through A reaches the user\'s streams on B, once each, in order; another user\'s does not', async (t) => {
   const bearer = openEventSource(`${baseB}/api/v1/sse/alerts`, user.auth)

@@ -1,10 +1,10 @@
-// Credential versions (src/services/sessions/credential-change.ts; docs/decisions.md, Credential
-// versions): every credential change moves the account's version on and ends the sessions proved
-// against an older one, on this instance and another; a sign-in that read the old credential before a
-// change and writes its session after it gets none (the change landing between the two, driven by
-// holding the sign-in inside its argon2 verification, on both databases; on PostgreSQL also the change
-// still in flight as the sign-in writes, ordered by locks); the rehash on sign-in never writes an
-// old password back over a new one.
+// Credential versions (src/services/sessions/credential-change.ts; docs/decisions/accounts.md,
+// Credential versions): every credential change moves the account's version on and ends the
+// sessions proved against an older one, on this instance and another; a sign-in that read the old
+// credential before a change and writes its session after it gets none (the change landing between
+// the two, driven by holding the sign-in inside its argon2 verification, on both databases; on
+// PostgreSQL also the change still in flight as the sign-in writes, ordered by locks); the rehash
+// on sign-in never writes an old password back over a new one.
 import argon2 from 'argon2'
 import postgres from 'postgres'
 import t, { type Test } from '../tap.ts'

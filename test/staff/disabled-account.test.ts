@@ -9,7 +9,7 @@ import { buildMfaApp, type MfaApp } from '../mfa/support.ts'
 import { staffMember, userIdOf, type StaffMember } from './support.ts'
 import { startGoogleCerts, TEST_CLIENT_ID, type GoogleCertsPeer } from '../peers/google-certs.ts'
 import { softAuthenticator } from '../passkeys/authenticator.ts'
-import { change, raise, watchedReport } from '../alerts/raise.ts'
+import { change, raise, watchedReport } from '../watches/support.ts'
 import { newLinkSecret } from '../../src/services/accounts/link-secrets.ts'
 import type { Mail } from '../../src/services/accounts/mail.ts'
 

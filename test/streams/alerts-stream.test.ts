@@ -7,7 +7,7 @@ import t from '../tap.ts'
 import { build, signedInUser } from '../helper.ts'
 import { until } from '../peers/wait.ts'
 import { issueKey } from '../api-keys/support.ts'
-import { change, raise, userIdOf, watchedReport } from '../alerts/raise.ts'
+import { change, raise, userIdByEmail, watchedReport } from '../watches/support.ts'
 import { closeApp, listen, openEventSource, parseEvents, rawStream, type RawStream } from './client.ts'
 
 const app = await build(t, { SSE_HEARTBEAT_S: '1', SSE_MAX_STREAMS_PER_USER: '3' })
@@ -16,7 +16,7 @@ const ALERTS_URL = `${base}/api/v1/sse/alerts`
 
 async function watcher () {
   const user = await signedInUser(app)
-  const userId = await userIdOf(app, user.email)
+  const userId = await userIdByEmail(app, user.email)
   return { ...user, userId, watched: await watchedReport(app, userId) }
 }
 

@@ -1,8 +1,9 @@
 // A watch created while an import is being written reads its profiles' data months after that
-// import commits (docs/decisions.md, Watches and alerts: a watch reads its data months with imports
-// held off). Shown on PostgreSQL: a second connection holds the import's lock with a new month
-// written but not committed, the watch's creation waits for it, and the watch has seen that month.
-// PGlite is one embedded connection, where nothing can write beside the held transaction.
+// import commits (docs/decisions/watches-and-alerts.md, Watches and alerts: a watch reads its data
+// months with imports held off). Shown on PostgreSQL: a second connection holds the import's lock
+// with a new month written but not committed, the watch's creation waits for it, and the watch has
+// seen that month. PGlite is one embedded connection, where nothing can write beside the held
+// transaction.
 import t from '../tap.ts'
 import { build, onPostgres, signedInUser } from '../helper.ts'
 import { until } from '../peers/wait.ts'

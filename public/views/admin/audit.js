@@ -3,9 +3,9 @@
 // ("admin.disable", or "admin.*" for every kind under a prefix) and a time range. Each line names the kind, both
 // accounts (links to their pages), where it came from, and its details: a staff action's reason.
 import * as api from '../../api.js'
-import { fill, formatDateTime, h } from '../../dom.js'
+import { formatDateTime, h } from '../../dom.js'
 import { field, formHelpers } from '../../forms.js'
-import { hashWith, offsetOf, PAGE, pager, refusal, shortId } from './common.js'
+import { hashWith, offsetOf, pagedList, shortId } from './common.js'
 
 const P = 'admin-audit'
 const FILTERS = ['userId', 'actorId', 'kind', 'from', 'to']
@@ -88,21 +88,15 @@ export function auditPage (ctx, params) {
   })
 
   const list = h('ul', { class: 'admin-events', id: 'admin-audit-list', 'aria-busy': 'true' }, h('li', { class: 'muted loading' }, 'Loading the log…'))
-  const foot = h('div')
-  const load = async () => {
-    list.setAttribute('aria-busy', 'true')
-    try {
-      const query = Object.fromEntries(Object.entries(filters).filter(([, v]) => v))
-      const page = await api.adminAudit({ ...query, offset, limit: PAGE })
-      fill(list, page.items.length ? page.items.map(eventRow) : h('li', { class: 'muted empty' }, 'Nothing in the log matches.'))
-      fill(foot, page.total > PAGE || offset > 0 ? pager(page, offset, PAGE, (o) => go({ ...filters, offset: o }), 'admin-audit') : null)
-    } catch (err) {
-      fill(list, h('li', null, refusal(err, load)))
-    } finally {
-      list.removeAttribute('aria-busy')
-    }
-  }
-  load()
+  const foot = pagedList({
+    list,
+    offset,
+    read: (limit) => api.adminAudit({ ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), offset, limit }),
+    row: eventRow,
+    empty: 'Nothing in the log matches.',
+    go: (o) => go({ ...filters, offset: o }),
+    label: 'admin-audit'
+  })
   return {
     title: 'Audit log',
     node: h('div', null,

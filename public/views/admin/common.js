@@ -1,7 +1,7 @@
-// What the staff console's pages share: their tabs, their hash addresses (#/admin/users?q=…), the
-// pager of their lists, and the page that stands in for one when the API refuses the staff member
-// (a session without a second factor, a role taken away).
-import { errorText, h } from '../../dom.js'
+// What the staff console's pages share: their tabs, their hash addresses (#/admin/users?q=…), their
+// lists read a page at a time with a pager, and the page that stands in for one when the API refuses
+// the staff member (a session without a second factor, a role taken away).
+import { errorText, fill, h } from '../../dom.js'
 
 export const PAGE = 20
 
@@ -71,6 +71,29 @@ export function pager (page, offset, limit, go, label) {
   next.addEventListener('click', () => go(offset + limit))
   const range = count ? `${offset + 1}–${offset + count} of ${page.total}` : `${page.total} in all`
   return h('div', { class: 'pager', id: `${label}-pager` }, prev, h('span', { class: 'muted small', role: 'status' }, range), next)
+}
+
+/**
+ * A list read a page at a time, from `offset`: `read(limit)` fetches the page, `row` shows each item
+ * (`empty` when there is none), and the pager under it (returned, for the page to place) goes to
+ * another offset through `go`; a refused read shows refusal() in the list. Reads at once.
+ */
+export function pagedList ({ list, offset, read, row, empty, go, label }) {
+  const foot = h('div')
+  const load = async () => {
+    list.setAttribute('aria-busy', 'true')
+    try {
+      const page = await read(PAGE)
+      fill(list, page.items.length ? page.items.map(row) : h('li', { class: 'muted empty' }, empty))
+      fill(foot, page.total > PAGE || offset > 0 ? pager(page, offset, PAGE, go, label) : null)
+    } catch (err) {
+      fill(list, h('li', null, refusal(err, load)))
+    } finally {
+      list.removeAttribute('aria-busy')
+    }
+  }
+  load()
+  return foot
 }
 
 /** a short id to show where the whole one is in the link and its title */

@@ -2,9 +2,9 @@
 // filter, and the accounts that match, twenty a page, each a link to its page. The search lives in
 // the address, so Back returns to the same results and a search can be passed on as a link.
 import * as api from '../../api.js'
-import { fill, formatDateTime, h, plural, timeAgo } from '../../dom.js'
+import { formatDateTime, h, plural, timeAgo } from '../../dom.js'
 import { field } from '../../forms.js'
-import { hashWith, offsetOf, PAGE, pager, refusal, rememberSearch } from './common.js'
+import { hashWith, offsetOf, pagedList, rememberSearch } from './common.js'
 
 const P = 'admin-search'
 
@@ -55,20 +55,15 @@ export function usersPage (ctx, params) {
   })
 
   const list = h('ul', { class: 'admin-list', id: 'admin-user-list', 'aria-busy': 'true' }, h('li', { class: 'muted loading' }, 'Searching…'))
-  const foot = h('div')
-  const load = async () => {
-    list.setAttribute('aria-busy', 'true')
-    try {
-      const page = await api.adminUsers({ q: q || undefined, status: status || undefined, offset, limit: PAGE })
-      fill(list, page.items.length ? page.items.map(userRow) : h('li', { class: 'muted empty' }, q || status ? 'No account matches.' : 'No account yet.'))
-      fill(foot, page.total > PAGE || offset > 0 ? pager(page, offset, PAGE, (o) => go({ q, status, offset: o }), 'admin-users') : null)
-    } catch (err) {
-      fill(list, h('li', null, refusal(err, load)))
-    } finally {
-      list.removeAttribute('aria-busy')
-    }
-  }
-  load()
+  const foot = pagedList({
+    list,
+    offset,
+    read: (limit) => api.adminUsers({ q: q || undefined, status: status || undefined, offset, limit }),
+    row: userRow,
+    empty: q || status ? 'No account matches.' : 'No account yet.',
+    go: (o) => go({ q, status, offset: o }),
+    label: 'admin-users'
+  })
   return {
     title: 'Users',
     node: h('div', null,

@@ -7,8 +7,8 @@ export const users = pgTable('users', {
   id: uuid('id').primaryKey().defaultRandom(),
   email: text('email').notNull().unique(),
   passwordHash: text('password_hash'),
-  // whether whoever set the password has shown control of the mailbox (docs/decisions.md, Account control):
-  // an unproven password stops signing in once the mailbox's owner links Google
+  // whether whoever set the password has shown control of the mailbox (docs/decisions/accounts.md,
+  // Account control): an unproven password stops signing in once the mailbox's owner links Google
   passwordProven: boolean('password_proven').notNull().default(false),
   confirmedAt: timestamp('confirmed_at', { withTimezone: true }),
   googleSub: text('google_sub').unique(),
@@ -18,7 +18,7 @@ export const users = pgTable('users', {
   stripeCustomerId: text('stripe_customer_id').unique(),
   // moved on by every credential change (password set, changed or reset, a factor removed, Google
   // unlinked): a session records the version it proved, and one proved against an older version is
-  // refused (docs/decisions.md, Credential versions)
+  // refused (docs/decisions/accounts.md, Credential versions)
   credentialVersion: integer('credential_version').notNull().default(1),
   createdAt: createdAt(),
   // 'user' | 'support' | 'admin': what the person may do at /admin (docs/operations.md, Support)
@@ -106,7 +106,7 @@ export const auditEvents = pgTable('audit_events', {
   ip: text('ip'),
   userAgent: text('user_agent'),
   // a keyed hash (HMAC-SHA-256) of the e-mail address, on rows that outlive their account (account
-  // deletion; docs/decisions.md, Audit trail)
+  // deletion; docs/decisions/accounts.md, Audit trail)
   emailHash: text('email_hash'),
   createdAt: createdAt(),
   // the staff member who acted on userId's account (admin.* rows), null when the holder acted

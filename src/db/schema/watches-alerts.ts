@@ -6,7 +6,7 @@ import { users } from './accounts.ts'
 import { reports } from './reports.ts'
 
 // A watch on a ready report (one per report): later months of its profiles' data raise alerts
-// (docs/decisions.md, Watches and alerts).
+// (docs/decisions/watches-and-alerts.md, Watches and alerts).
 export const watches = pgTable('watches', {
   id: uuid('id').primaryKey().defaultRandom(),
   userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),

@@ -40,7 +40,8 @@ const idpRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
     // staff disabled the account: said to whoever proved its Google identity, as to its password
     if ('disabled' in outcome) return DISABLED_ANSWER
-    // an account with a second factor starts at level 1, as with a password (docs/decisions.md, Second factors)
+    // an account with a second factor starts at level 1, as with a password
+    // (docs/decisions/accounts.md, Second factors)
     const aal = await mfa.signinLevel(outcome.userId)
     const user = await startSession(request, outcome.userId, { method: 'google', credentialVersion: outcome.credentialVersion, aal })
     if (!user) {

@@ -49,7 +49,7 @@ const protectedAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete('/idp', {
     schema: { operationId: 'unlinkGoogle', tags: ['auth'], summary: 'Unlink the Google account', security: [{ bearer: [] }], response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 409, 429, 500, 503) } },
-    // a sensitive call (docs/decisions.md, Fresh authentication)
+    // a sensitive call (docs/decisions/accounts.md, Fresh authentication)
     config: { freshProof: true }
   }, async (request) => {
     const outcome = await googleAccounts.unlink(request.user.id, request.user.sid, requestMeta(request))

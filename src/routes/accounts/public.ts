@@ -41,7 +41,8 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
       }
       return { status: 'error' as const, fieldError: outcome.fieldError }
     }
-    // an account with a second factor starts at level 1 (docs/decisions.md, Second factors)
+    // an account with a second factor starts at level 1 (docs/decisions/accounts.md, Second
+    // factors)
     const aal = await mfa.signinLevel(outcome.userId)
     const user = await startSession(request, outcome.userId, { remember, method: 'password', credentialVersion: outcome.credentialVersion, aal })
     if (!user) {
@@ -80,7 +81,8 @@ const publicAuthRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (a
   }, async (request) => {
     if (!await accounts.confirm(request.params.hash, requestMeta(request))) throw notFound('this link is invalid or has expired')
     // Opened in a browser signed in to the account with its password: that password is proven
-    // (docs/decisions.md, Account control). The session cookie is read by this scope's @fastify/session.
+    // (docs/decisions/accounts.md, Account control). The session cookie is read by this scope's
+    // @fastify/session.
     if (request.session.userId) await passwordProof.confirmedInSession(request.params.hash, request.session.sessionId)
     return { status: 'success' as const }
   })

@@ -1,6 +1,6 @@
-// POST /auth/reauthenticate (docs/decisions.md, Fresh authentication): the signed-in person proves
-// once more that they own the account, with the password, a second factor's code (TOTP or a recovery
-// code), a passkey or a Google credential, and the session's
+// POST /auth/reauthenticate (docs/decisions/accounts.md, Fresh authentication): the signed-in
+// person proves once more that they own the account, with the password, a second factor's code
+// (TOTP or a recovery code), a passkey or a Google credential, and the session's
 // proof is renewed for the sensitive calls (config.freshProof, src/plugins/fresh-proof.ts). The
 // proof is DELETE /auth/account's (src/services/accounts/owner-proof.ts): the same answers, and a
 // wrong password counts toward the sign-in backoff. A Bearer JWT or the session cookie; a cookie

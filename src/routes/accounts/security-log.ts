@@ -45,7 +45,8 @@ const securityLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: NoticeSettingsSchema,
       response: { 200: NoticeSettingsSchema, ...errorResponses(...BODY_ERRORS, 401, 403, 429, 500, 503) }
     },
-    // turning a security notice off is what an intruder would do first (docs/decisions.md, Security notices)
+    // turning a security notice off is what an intruder would do first (docs/decisions/accounts.md,
+    // Security notices)
     config: { freshProof: true }
   }, async (request) => {
     if (!await newDevices.setWanted(request.user.id, request.body.newDevice)) throw new Unauthorized()

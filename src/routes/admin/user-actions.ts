@@ -30,41 +30,39 @@ const userActionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return user
   }
 
-  app.post('/users/:id/disable', {
-    config: { staff: 'support', freshProof: true },
-    schema: {
-      operationId: 'adminDisableUser', tags, security,
-      summary: 'Disable an account: its sessions end, its API keys are revoked and webhook endpoints disabled, its mails held; it signs in to nothing until enabled (your own: 409)',
-      params: IdParamsSchema, body: AdminReasonBodySchema,
-      response: { 200: AdminUserSchema, ...errors }
-    }
-  }, async (request) => {
-    const { id } = request.params
-    const { reason } = request.body
-    const { changed } = await actions.disable(id, request.user.id, reason, requestMeta(request))
+  // Disable and enable: the same request (a reason), the same answer (the account as it is now), a
+  // notice to the holder only when the account changed.
+  const switches = [{
+    action: 'disable',
+    operationId: 'adminDisableUser',
+    summary: 'Disable an account: its sessions end, its API keys are revoked and webhook endpoints disabled, its mails held; it signs in to nothing until enabled (your own: 409)',
     // The holder learns why from the mail, the one mail a disabled account still gets. Sent with no
-    // device or address: those would be the staff member's (docs/decisions.md, Staff actions).
-    if (changed) {
-      await notices.send(id, { what: 'Your account was disabled: its sessions ended, its API keys were revoked and its webhook endpoints disabled', byStaff: { reason } })
-    }
-    return await userNow(id)
-  })
+    // device or address: those would be the staff member's (docs/decisions/accounts.md, Staff
+    // actions).
+    notice: 'Your account was disabled: its sessions ended, its API keys were revoked and its webhook endpoints disabled'
+  }, {
+    action: 'enable',
+    operationId: 'adminEnableUser',
+    summary: 'Enable a disabled account again: it signs in as before, nothing of it was lost (revoked keys and disabled endpoints stay so)',
+    notice: 'Your account was enabled again'
+  }] as const
 
-  app.post('/users/:id/enable', {
-    config: { staff: 'support', freshProof: true },
-    schema: {
-      operationId: 'adminEnableUser', tags, security,
-      summary: 'Enable a disabled account again: it signs in as before, nothing of it was lost (revoked keys and disabled endpoints stay so)',
-      params: IdParamsSchema, body: AdminReasonBodySchema,
-      response: { 200: AdminUserSchema, ...errors }
-    }
-  }, async (request) => {
-    const { id } = request.params
-    const { reason } = request.body
-    const { changed } = await actions.enable(id, request.user.id, reason, requestMeta(request))
-    if (changed) await notices.send(id, { what: 'Your account was enabled again', byStaff: { reason } })
-    return await userNow(id)
-  })
+  for (const { action, operationId, summary, notice } of switches) {
+    app.post(`/users/:id/${action}`, {
+      config: { staff: 'support', freshProof: true },
+      schema: {
+        operationId, tags, security, summary,
+        params: IdParamsSchema, body: AdminReasonBodySchema,
+        response: { 200: AdminUserSchema, ...errors }
+      }
+    }, async (request) => {
+      const { id } = request.params
+      const { reason } = request.body
+      const { changed } = await actions[action](id, request.user.id, reason, requestMeta(request))
+      if (changed) await notices.send(id, { what: notice, byStaff: { reason } })
+      return await userNow(id)
+    })
+  }
 
   app.post('/users/:id/credits', {
     config: { staff: 'admin', freshProof: true },

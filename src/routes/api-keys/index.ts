@@ -1,6 +1,7 @@
-// /auth/api-keys (docs/decisions.md, API keys): a person issues, lists and revokes keys for their
-// programs. These routes take a person's JWT only: a key is refused here (403), as on every route
-// that names no apiKeyScope. Issuing one needs a fresh proof of the person (config.freshProof).
+// /auth/api-keys (docs/decisions/programs.md, API keys): a person issues, lists and revokes keys
+// for their programs. These routes take a person's JWT only: a key is refused here (403), as on
+// every route that names no apiKeyScope. Issuing one needs a fresh proof of the person
+// (config.freshProof).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { BODY_ERRORS, errorResponses, PARAM_ERRORS } from '../../../schemas/common.ts'

@@ -2,7 +2,8 @@
 // header): a profile's or an account's image, fetched once by the service and served from this
 // origin with a year's private cache life, since an image URL names its bytes (src/services/images/index.ts).
 // Any signed-in user may load any image the data holds: the profile search shows every profile's image
-// URL to every signed-in user already (docs/decisions.md, Profile images).
+// URL to every signed-in user already (docs/decisions/images-and-outbound-requests.md, Profile
+// images).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorResponses } from '../../../schemas/common.ts'

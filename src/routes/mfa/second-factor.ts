@@ -1,6 +1,6 @@
 // What every proof of the second factor ends with (a code or a recovery code here, a passkey
 // assertion wherever passkeys are checked): the session moves to level 2, its proof of the owner is
-// now, and the answer is a new JWT that says so (docs/decisions.md, Second factors).
+// now, and the answer is a new JWT that says so (docs/decisions/accounts.md, Second factors).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Unauthorized } from '../../errors.ts'
 import { refuseLevelOne } from '../../plugins/jwt.ts'

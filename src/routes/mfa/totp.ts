@@ -1,8 +1,8 @@
-// /auth/mfa/totp (docs/decisions.md, Second factors): set up an authenticator app (TOTP), confirm it
-// with its first code (the answer is ten recovery codes, shown once), remove it. Setting up and
-// removing need a fresh proof of the owner (config.freshProof); confirming needs the secret the
-// set-up answered, which only that fresh session saw. A person's JWT only: an API key is refused
-// (no apiKeyScope), and so is a session at level 1 (it has not proved its second factor).
+// /auth/mfa/totp (docs/decisions/accounts.md, Second factors): set up an authenticator app (TOTP),
+// confirm it with its first code (the answer is ten recovery codes, shown once), remove it. Setting
+// up and removing need a fresh proof of the owner (config.freshProof); confirming needs the secret
+// the set-up answered, which only that fresh session saw. A person's JWT only: an API key is
+// refused (no apiKeyScope), and so is a session at level 1 (it has not proved its second factor).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses } from '../../../schemas/common.ts'
 import { TotpConfirmBodySchema, TotpConfirmResultSchema, TotpRemoveBodySchema, TotpRemovedSchema, TotpSetupSchema } from '../../../schemas/mfa.ts'
@@ -95,10 +95,10 @@ const totpRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { 
     const typed = recoveryCode ?? code
     // a proof by the factor itself, checked (and its code used up) before anything changes
     if (typed !== undefined) refuseUnproved(await secondFactor.checkCode(id, typed, recoveryCode !== undefined ? 'recovery' : 'code', requestMeta(request)), reply)
-    // a confirmed app removed is a credential change (docs/decisions.md, Credential versions); a
-    // pending set-up is nothing of the kind: the change rolls back and the set-up goes alone. The
-    // last factor needs its proof, judged in the change's transaction (the user's row locked), so
-    // two removals at once cannot each leave the other as the last one.
+    // a confirmed app removed is a credential change (docs/decisions/accounts.md, Credential
+    // versions); a pending set-up is nothing of the kind: the change rolls back and the set-up goes
+    // alone. The last factor needs its proof, judged in the change's transaction (the user's row
+    // locked), so two removals at once cannot each leave the other as the last one.
     const changed = await credentials.change(id, sid, async (tx) => {
       if (await mfa.removeTotp(id, tx) !== 'confirmed') return null
       if (typed === undefined && !await mfa.hasFactorIn(tx, id)) throw new FactorProofRequired()

@@ -1,7 +1,8 @@
-// POST /auth/mfa/verify (docs/decisions.md, Second factors): a session at level 1 proves the second
-// factor with a code of the authenticator app or a recovery code, and moves to level 2. Open to a
-// level-1 session (config.beforeSecondFactor), by Bearer JWT or by the session cookie. A wrong code is
-// a form error on `code` and counts toward the account's guess budget (src/services/accounts/second-factor.ts).
+// POST /auth/mfa/verify (docs/decisions/accounts.md, Second factors): a session at level 1 proves
+// the second factor with a code of the authenticator app or a recovery code, and moves to level 2.
+// Open to a level-1 session (config.beforeSecondFactor), by Bearer JWT or by the session cookie. A
+// wrong code is a form error on `code` and counts toward the account's guess budget
+// (src/services/accounts/second-factor.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { BODY_ERRORS, errorResponses, FormResultSchema } from '../../../schemas/common.ts'
 import { MfaVerifyBodySchema } from '../../../schemas/mfa.ts'

@@ -1,7 +1,7 @@
-// /auth/passkeys (docs/decisions.md, Passkeys): a signed-in person registers a passkey (options, then
-// the browser's answer), lists and removes theirs. A person's JWT only: an API key is refused (403),
-// as on every route that names no apiKeyScope. Registering and removing need a fresh proof
-// (config.freshProof), as every change of how the account signs in does.
+// /auth/passkeys (docs/decisions/accounts.md, Passkeys): a signed-in person registers a passkey
+// (options, then the browser's answer), lists and removes theirs. A person's JWT only: an API key
+// is refused (403), as on every route that names no apiKeyScope. Registering and removing need a
+// fresh proof (config.freshProof), as every change of how the account signs in does.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { BODY_ERRORS, errorResponses, IdParamsSchema, PARAM_ERRORS } from '../../../schemas/common.ts'

@@ -1,8 +1,8 @@
-// A passkey as the second factor (POST /auth/mfa/verify; docs/decisions.md, Passkeys): an assertion
-// of one of the signed-in account's own passkeys moves its level-1 session to level 2, as a code
-// does. A refusal is a form error on `passkey`. It does not count toward the sign-in backoff: a
-// signature of the person's authenticator is nothing to guess at, and the challenge it signs is
-// spent either way.
+// A passkey as the second factor (POST /auth/mfa/verify; docs/decisions/accounts.md, Passkeys): an
+// assertion of one of the signed-in account's own passkeys moves its level-1 session to level 2, as
+// a code does. A refusal is a form error on `passkey`. It does not count toward the sign-in
+// backoff: a signature of the person's authenticator is nothing to guess at, and the challenge it
+// signs is spent either way.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { PasskeyAssertion } from '../../../schemas/passkeys.ts'
 import { AUDIT } from '../../services/accounts/audit.ts'

@@ -1,5 +1,5 @@
-// Sign-in with a passkey, without a name (docs/decisions.md, Passkeys): the options name no
-// credential, so the authenticator offers the discoverable passkeys it holds for this site; the
+// Sign-in with a passkey, without a name (docs/decisions/accounts.md, Passkeys): the options name
+// no credential, so the authenticator offers the discoverable passkeys it holds for this site; the
 // answer's credential names the account. Success starts a session as the password sign-in does
 // (a new id, the cookie always, a JWT when asked), at level 2: the passkey proved both factors. The same options serve a signed-in person's
 // passkey as a second factor and as a fresh proof: whichever call checks the answer takes its challenge.

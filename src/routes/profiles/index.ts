@@ -5,7 +5,7 @@ import { and, asc, eq, or, sql, type SQL } from 'drizzle-orm'
 import { errorResponses } from '../../../schemas/common.ts'
 import { ProfileSearchQuerySchema, ProfileSearchResultSchema, type ProfileHit, type ProfileSearchQuery } from '../../../schemas/profiles.ts'
 import type { Db } from '../../db/client.ts'
-import { profiles } from '../../db/schema.ts'
+import { profiles } from '../../db/schema/index.ts'
 
 // The user's text is matched literally: LIKE's own wildcards and its escape character are escaped.
 export function likePattern (text: string): string {

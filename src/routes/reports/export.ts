@@ -5,7 +5,7 @@
 // both friend lists, every diff month). CSV (/export.csv, and /export?format=csv as the contract has
 // always answered it): one row per (source, interest), or with part=friends one row per (source,
 // friend) (src/services/reports/csv.ts). /export.csv answers one media type, so a generated client
-// knows how to read its 200. Formats and parts are in docs/decisions.md (Export).
+// knows how to read its 200. Formats and parts are in docs/decisions/accounts.md, Export.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Type } from '@sinclair/typebox'

@@ -43,7 +43,7 @@ const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: SessionIdParamsSchema,
       response: { 200: SuccessSchema, ...errorResponses(...BODY_ERRORS, ...PARAM_ERRORS, 401, 403, 404, 429, 500, 503) }
     },
-    // ending sessions is a sensitive call (docs/decisions.md, Fresh authentication)
+    // ending sessions is a sensitive call (docs/decisions/accounts.md, Fresh authentication)
     config: { freshProof: true, sessionCookie: true }
   }, async (request, reply) => {
     const { id } = request.params

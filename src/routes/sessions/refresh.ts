@@ -49,7 +49,7 @@ const refreshRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app,
     if (!found) throw new Unauthorized()
     // a session at level 1 proves its second factor first (POST /auth/mfa/verify answers the token then)
     if (found.session.aal === 1) refuseLevelOne(request)
-    // Rolling expiry, at most once a minute (src/services/sessions/store.ts): the row and the cookie are
+    // Rolling expiry, at most once a minute (src/services/sessions/rows.ts): the row and the cookie are
     // written again only then. A cookie signed with a rotated-out secret is sent again signed with
     // the current one.
     if ((app.sessions.rollDue(found.session.sid) || found.renew) && !await app.rollSessionCookie(reply, found)) {

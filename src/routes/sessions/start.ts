@@ -5,12 +5,12 @@ import type { FastifyRequest } from 'fastify'
 import { StaleCredential } from '../../errors.ts'
 import type { AuthUser } from '../../plugins/jwt.ts'
 import { ipPrefix, userAgentOf } from '../../services/sessions/ip-prefix.ts'
-import type { Level, SigninMeta } from '../../services/sessions/store.ts'
+import type { Level, SigninMeta } from '../../services/sessions/rows.ts'
 import { requestMeta } from '../accounts/normalize.ts'
 
 declare module 'fastify' {
   interface Session {
-    /** what the session's row records of its sign-in (src/services/sessions/store.ts); not kept in its data */
+    /** what the session's row records of its sign-in (src/services/sessions/rows.ts); not kept in its data */
     signin?: SigninMeta
   }
 }
@@ -20,9 +20,10 @@ export type SigninMethod = 'password' | 'google' | 'passkey'
 /**
  * The signed-in session of `userId`, or null when the credential its sign-in proved changed before
  * the session could be written (opts.credentialVersion: the users.credential_version read with that
- * credential; docs/decisions.md, Credential versions): the caller answers as a failed sign-in.
- * opts.aal: the level the session starts at, 1 for an account with a second factor, 2 for a sign-in
- * that proved one itself (a passkey), none for an account without one (docs/decisions.md, Second factors)
+ * credential; docs/decisions/accounts.md, Credential versions): the caller answers as a failed
+ * sign-in. opts.aal: the level the session starts at, 1 for an account with a second factor, 2 for
+ * a sign-in that proved one itself (a passkey), none for an account without one
+ * (docs/decisions/accounts.md, Second factors)
  */
 export async function startSession (request: FastifyRequest, userId: string,
   opts: { remember?: boolean, method: SigninMethod, credentialVersion: number, aal?: Level }): Promise<AuthUser | null> {
@@ -48,7 +49,7 @@ export async function startSession (request: FastifyRequest, userId: string,
   }
   // A sign-in is complete here unless its second factor is still to come (level 1): then it is
   // complete at POST /auth/mfa/verify. A complete one records its device, and mails the holder a
-  // notice when the device is new to the account (docs/decisions.md, Security notices).
+  // notice when the device is new to the account (docs/decisions/accounts.md, Security notices).
   if (opts.aal !== 1) await request.server.services.newDevices.signedIn(userId, requestMeta(request))
   return opts.aal ? { id: userId, sid: request.session.publicId!, aal: opts.aal } : { id: userId, sid: request.session.publicId! }
 }

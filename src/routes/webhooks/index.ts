@@ -1,6 +1,6 @@
-// /webhooks (docs/decisions.md, Webhooks): an account's webhook endpoints, their secrets and their
-// delivery log. Bearer (a session's JWT, or an API key with the `webhooks` scope); another account's
-// endpoint or delivery is 404.
+// /webhooks (docs/decisions/programs.md, Webhooks): an account's webhook endpoints, their secrets
+// and their delivery log. Bearer (a session's JWT, or an API key with the `webhooks` scope);
+// another account's endpoint or delivery is 404.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { BODY_ERRORS, errorResponses, PageQuerySchema, PARAM_ERRORS } from '../../../schemas/common.ts'

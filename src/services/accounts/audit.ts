@@ -15,11 +15,12 @@ export const AUDIT = {
   idpLink: 'idp.link',
   idpUnlink: 'idp.unlink',
   passwordChange: 'password.change',
-  // an unproven password removed when the mailbox's owner linked Google (docs/decisions.md, Account control)
+  // an unproven password removed when the mailbox's owner linked Google
+  // (docs/decisions/accounts.md, Account control)
   passwordRemoved: 'password.removed',
   sessionEnd: 'session.end',
-  // second factors (docs/decisions.md, Second factors): a TOTP set-up begun, confirmed, removed; a
-  // code (TOTP or recovery) accepted or refused at verification or re-authentication
+  // second factors (docs/decisions/accounts.md, Second factors): a TOTP set-up begun, confirmed,
+  // removed; a code (TOTP or recovery) accepted or refused at verification or re-authentication
   mfaTotpEnrol: 'mfa.totp.enrol',
   mfaTotpConfirm: 'mfa.totp.confirm',
   mfaTotpRemove: 'mfa.totp.remove',
@@ -64,7 +65,7 @@ const DAY_MS = 24 * 3600 * 1000
 /** HKDF's label: the key of these hashes is MFA_ENCRYPTION_KEY's, derived for this use alone */
 const EMAIL_HASH_INFO = 'pir audit email hmac v1'
 
-/** the HMAC-SHA-256 key for e-mail hashes derived from one MFA_ENCRYPTION_KEY (docs/decisions.md, Audit trail) */
+/** the HMAC-SHA-256 key for e-mail hashes derived from one MFA_ENCRYPTION_KEY (docs/decisions/accounts.md, Audit trail) */
 function emailHashKey (secret: string): Buffer {
   return Buffer.from(hkdfSync('sha256', Buffer.from(secret), Buffer.alloc(0), EMAIL_HASH_INFO, 32))
 }

@@ -1,8 +1,8 @@
-// The second factor's guess budget (docs/decisions.md, Second factors): at most CODE_BUDGET wrong
-// codes (TOTP or recovery) per account in any CODE_WINDOW_S, whatever happens between them. It is
-// the account's own row of signin_failures, keyed `second-factor:<user id>` (an address always holds
-// an @, so no sign-in row shares it): a password sign-in clears only its address's row and never
-// this one, nor does a right code or a reset.
+// The second factor's guess budget (docs/decisions/accounts.md, Second factors): at most
+// CODE_BUDGET wrong codes (TOTP or recovery) per account in any CODE_WINDOW_S, whatever happens
+// between them. It is the account's own row of signin_failures, keyed `second-factor:<user id>` (an
+// address always holds an @, so no sign-in row shares it): a password sign-in clears only its
+// address's row and never this one, nor does a right code or a reset.
 // A run of wrong codes goes on while each comes within CODE_WINDOW_S of the one before; once it
 // holds CODE_BUDGET, every attempt is refused until CODE_WINDOW_S after its last. So any window of
 // CODE_WINDOW_S sees codes of one run only, and at most CODE_BUDGET of them.

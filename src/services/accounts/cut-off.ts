@@ -1,15 +1,15 @@
-// Cutting an account's programs off (docs/decisions.md, Recovery cuts off an intruder): every API key
-// of the account revoked and every webhook endpoint disabled, in the transaction of the change that
-// calls for it (a reset by recovery link, an operator's removal of the second factors, sign-out
-// everywhere with `apiKeys: true`, a staff disable). Whoever once held the password may have made
-// them; the holder makes new ones. A key's revocation reaches every instance as DELETE
-// /auth/api-keys/{id}'s does: api_keys' trigger records it and NOTIFYs (drizzle/0009), and this
-// instance marks it at once (settle). A disabled endpoint is sent nothing more: the delivery worker
-// reads disabled_at with every claim (src/services/webhooks/delivery.ts) and no new event is written
-// for it.
+// Cutting an account's programs off (docs/decisions/accounts.md, Recovery cuts off an intruder):
+// every API key of the account revoked and every webhook endpoint disabled, in the transaction of
+// the change that calls for it (a reset by recovery link, an operator's removal of the second
+// factors, sign-out everywhere with `apiKeys: true`, a staff disable). Whoever once held the
+// password may have made them; the holder makes new ones. A key's revocation reaches every instance
+// as DELETE /auth/api-keys/{id}'s does: api_keys' trigger records it and NOTIFYs (drizzle/0009),
+// and this instance marks it at once (settle). A disabled endpoint is sent nothing more: the
+// delivery worker reads disabled_at with every claim (src/services/webhooks/delivery.ts) and no new
+// event is written for it.
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Database, Db } from '../../db/client.ts'
-import { apiKeys, webhookEndpoints } from '../../db/schema.ts'
+import { apiKeys, webhookEndpoints } from '../../db/schema/index.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
 
 /** what a cut-off revoked and disabled */

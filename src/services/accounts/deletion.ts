@@ -1,15 +1,16 @@
-// DELETE /auth/account (docs/decisions.md, Account control): a signed-in person deletes their account, proving it once more
-// (the password, or a fresh credential of the linked Google account). Their reports, events,
-// sessions, links and subscription rows go with the user row (foreign-key cascades); the sessions are
-// ended first, in the same transaction, so their JWTs are revoked on every instance at commit
-// (drizzle/0005). A subscription still running is cancelled at its period's end through Stripe
-// before anything is deleted; the Stripe customer stays in Stripe for accounting, unlinked. The
-// audit trail keeps one `account.deleted` row with a keyed hash of the address, never the address,
-// and the user's earlier rows lose their IP address and User-Agent (docs/decisions.md, Audit trail).
+// DELETE /auth/account (docs/decisions/accounts.md, Account control): a signed-in person deletes
+// their account, proving it once more (the password, or a fresh credential of the linked Google
+// account). Their reports, events, sessions, links and subscription rows go with the user row
+// (foreign-key cascades); the sessions are ended first, in the same transaction, so their JWTs are
+// revoked on every instance at commit (drizzle/0005). A subscription still running is cancelled at
+// its period's end through Stripe before anything is deleted; the Stripe customer stays in Stripe
+// for accounting, unlinked. The audit trail keeps one `account.deleted` row with a keyed hash of
+// the address, never the address, and the user's earlier rows lose their IP address and User-Agent
+// (docs/decisions/accounts.md, Audit trail).
 import { and, eq, inArray, isNull, notInArray } from 'drizzle-orm'
 import Stripe from 'stripe'
 import type { Database } from '../../db/client.ts'
-import { sessions, signinFailures, subscriptions, users } from '../../db/schema.ts'
+import { sessions, signinFailures, subscriptions, users } from '../../db/schema/index.ts'
 import { ServiceUnavailable } from '../../errors.ts'
 import type { AuditService, EmailHasher, RequestMeta } from './audit.ts'
 import type { OwnerProof, OwnerProofService, ProofOutcome } from './owner-proof.ts'

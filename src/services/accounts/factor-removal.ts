@@ -1,14 +1,14 @@
 // Removing every second factor of an account whose holder lost them all, once their identity was
 // proved out of band (docs/operations.md, Lost second factors): `npm run factors -- remove` and staff's
 // DELETE /admin/users/{id}/factors. The authenticator app, its recovery codes and the passkeys go as
-// one credential change (docs/decisions.md, Credential versions), which ends every session of the
-// account and, in the same transaction, revokes its API keys and disables its webhook endpoints
-// (docs/decisions.md, Recovery cuts off an intruder): whoever took the factors' place may have made
-// them. The account then signs in with its password or Google at no level, and may set up a second
-// factor again.
+// one credential change (docs/decisions/accounts.md, Credential versions), which ends every session
+// of the account and, in the same transaction, revokes its API keys and disables its webhook
+// endpoints (docs/decisions/accounts.md, Recovery cuts off an intruder): whoever took the factors'
+// place may have made them. The account then signs in with its password or Google at no level, and
+// may set up a second factor again.
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { mfaRecoveryCodes, mfaTotp, passkeys } from '../../db/schema.ts'
+import { mfaRecoveryCodes, mfaTotp, passkeys } from '../../db/schema/index.ts'
 import type { CredentialChanges } from '../sessions/credential-change.ts'
 import type { AccessCutOff, CutOff } from './cut-off.ts'
 

@@ -1,11 +1,11 @@
-// The nonces a Google proof of the account's owner must carry (docs/decisions.md, Fresh
+// The nonces a Google proof of the account's owner must carry (docs/decisions/accounts.md, Fresh
 // authentication): issued to one signed-in user, kept in auth_challenges, accepted once and only
 // within NONCE_TTL_MS. The page hands the nonce to Google Identity Services, which puts it into the
 // ID token it signs: a token captured elsewhere, or one minted for another purpose, carries none of ours.
 import { randomBytes } from 'node:crypto'
 import { and, eq, gt, lt } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { authChallenges } from '../../db/schema.ts'
+import { authChallenges } from '../../db/schema/index.ts'
 
 export const GOOGLE_NONCE_PURPOSE = 'google-nonce'
 /** how long an issued nonce waits for its proof: the Google prompt, the choice of account, a slow network */

@@ -4,7 +4,7 @@
 import { OAuth2Client } from 'google-auth-library'
 import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { users } from '../../db/schema.ts'
+import { users } from '../../db/schema/index.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
 import type { Notices } from '../notices/index.ts'
 import { NOTICE } from '../notices/what.ts'
@@ -94,7 +94,7 @@ export function createGoogleService (opts: { clientIds: string[], certsUrl: stri
 
 export type GoogleService = ReturnType<typeof createGoogleService>
 
-/** credentialVersion: the users.credential_version the sign-in read (docs/decisions.md, Credential versions) */
+/** credentialVersion: the users.credential_version the sign-in read (docs/decisions/accounts.md, Credential versions) */
 export type GoogleSignin = { userId: string, isNewUser: boolean, credentialVersion: number }
 /** the identity's account is disabled by staff (docs/operations.md, Support → Actions) */
 export type Disabled = { disabled: string }
@@ -147,9 +147,9 @@ export function createGoogleAccountService (deps: AccountDeps) {
       // The address belongs to an account linked to another Google account: linking is not ours to decide.
       if (before.googleSub !== null) return 'refused'
       // An unproven password may have been set by someone who never had the mailbox, an attacker who
-      // registered the address first (pre-hijacking; docs/decisions.md, Account control): it goes,
-      // with every session of the account (a credential change), and the mailbox is told. A proven
-      // password stays.
+      // registered the address first (pre-hijacking; docs/decisions/accounts.md, Account control):
+      // it goes, with every session of the account (a credential change), and the mailbox is told.
+      // A proven password stays.
       const dropPassword = before.hasPassword && !before.passwordProven
       const link = async (tx: typeof db) => {
         const [row] = await tx.update(users)

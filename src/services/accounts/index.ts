@@ -1,7 +1,7 @@
 // Sign-up, sign-in, confirmation and account information (docs/architecture.md, HTTP contract). No Fastify types here.
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { authTokens, signinFailures, users } from '../../db/schema.ts'
+import { authTokens, signinFailures, users } from '../../db/schema/index.ts'
 import { PromocodeRefused } from '../../errors.ts'
 import type { FieldError } from '../../../schemas/common.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
@@ -103,11 +103,12 @@ export function createAccountService (deps: Deps) {
     .where(and(eq(users.id, sql.placeholder('id')), eq(users.passwordHash, sql.placeholder('verified')))).prepare('signin_rehash')
   const clearFailures = db.delete(signinFailures).where(eq(signinFailures.email, sql.placeholder('email'))).prepare('signin_failures_clear')
 
-  // The per-address backoff (docs/decisions.md, Rate limits): 1, 2, 4 … 300 s from the fifth failure on, registered or
-  // not. Every attempt is claimed, counted as a failure, in one statement before argon2 runs; the row
-  // lock serializes the claims, and a claim on a locked address fails, so a burst of parallel guesses
-  // gets one verification per backoff window, not one each. A success deletes the row. The outer
-  // select reads the lock the claim was refused on (the snapshot before the statement).
+  // The per-address backoff (docs/decisions/limits.md, Rate limits): 1, 2, 4 … 300 s from the fifth
+  // failure on, registered or not. Every attempt is claimed, counted as a failure, in one statement
+  // before argon2 runs; the row lock serializes the claims, and a claim on a locked address fails,
+  // so a burst of parallel guesses gets one verification per backoff window, not one each. A
+  // success deletes the row. The outer select reads the lock the claim was refused on (the snapshot
+  // before the statement).
   const CLAIM = `with claim as (
       insert into signin_failures as f (email, failures, locked_until, updated_at) values ($1, 1, null, $2::timestamptz)
       on conflict (email) do update set
@@ -231,7 +232,7 @@ export function createAccountService (deps: Deps) {
       }
       // A disabled account says so, but only to whoever proved its password: a wrong one is answered
       // as always, so the answer tells a guesser nothing. No session starts (and none could: its
-      // write checks disabled_at too, src/services/sessions/store.ts).
+      // write checks disabled_at too, src/services/sessions/rows.ts).
       if (user.disabledAt !== null) {
         await deps.audit.record(AUDIT.signinFailure, user.id, meta)
         return { ok: false, fieldError: DISABLED_ANSWER.fieldError }
@@ -246,7 +247,8 @@ export function createAccountService (deps: Deps) {
 
     /**
      * A sign-in whose session was refused: the credential it proved changed before the session was
-     * written (docs/decisions.md, Credential versions). Its success row is followed by a failure row.
+     * written (docs/decisions/accounts.md, Credential versions). Its success row is followed by a
+     * failure row.
      */
     async signinRefused (userId: string, meta: RequestMeta): Promise<void> {
       await deps.audit.record(AUDIT.signinFailure, userId, meta)

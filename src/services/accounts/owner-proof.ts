@@ -1,7 +1,7 @@
 // A signed-in person proves once more that they own the account: with its password, a code of its
 // authenticator app or a recovery code (./second-factor.ts), an assertion of one of its passkeys, or
 // a fresh Google credential of its linked Google account. DELETE /auth/account asks for it, and
-// POST /auth/reauthenticate renews a session's proof with it (docs/decisions.md, Fresh
+// POST /auth/reauthenticate renews a session's proof with it (docs/decisions/accounts.md, Fresh
 // authentication). A Google credential proves only when Google issued it within the last
 // GOOGLE_PROOF_MAX_AGE_S and it carries a nonce this service issued to this user (accepted once): an
 // ID token lives an hour, and one captured or minted for something else must not prove anything. A
@@ -9,7 +9,7 @@
 // every guess here as at the sign-in form.
 import { eq } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { users } from '../../db/schema.ts'
+import { users } from '../../db/schema/index.ts'
 import { ServiceUnavailable } from '../../errors.ts'
 import type { RequestMeta } from './audit.ts'
 import type { SigninOutcome } from './index.ts'

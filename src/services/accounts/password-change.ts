@@ -1,10 +1,11 @@
-// POST /auth/password (docs/decisions.md, Account control): a signed-in person changes their password. The current password
-// is checked by the sign-in's own check (the same per-address backoff, the same failure audit), so a
-// stolen JWT buys no faster guessing than the sign-in form; a success ends every other session and
-// tells the mailbox with a security notice (docs/security.md, Notices).
+// POST /auth/password (docs/decisions/accounts.md, Account control): a signed-in person changes
+// their password. The current password is checked by the sign-in's own check (the same per-address
+// backoff, the same failure audit), so a stolen JWT buys no faster guessing than the sign-in form;
+// a success ends every other session and tells the mailbox with a security notice
+// (docs/security.md, Notices).
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { apiKeys, users, webhookEndpoints } from '../../db/schema.ts'
+import { apiKeys, users, webhookEndpoints } from '../../db/schema/index.ts'
 import type { FieldError } from '../../../schemas/common.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
 import type { SigninOutcome } from './index.ts'
@@ -43,9 +44,10 @@ export function createPasswordChangeService (deps: Deps) {
   const db = deps.database.db
   const fail = (message: string): PasswordChangeOutcome => ({ status: 'error', fieldError: { field: 'password', message } })
 
-  // A change made knowing the old password keeps the account's programs (docs/decisions.md,
-  // Recovery cuts off an intruder); the notice lists them, so that one the owner did not make is seen:
-  // a webhook endpoint by its host, as its own notice names it (a receiver's URL may hold a secret).
+  // A change made knowing the old password keeps the account's programs
+  // (docs/decisions/accounts.md, Recovery cuts off an intruder); the notice lists them, so that one
+  // the owner did not make is seen: a webhook endpoint by its host, as its own notice names it (a
+  // receiver's URL may hold a secret).
   async function keptAccess (userId: string): Promise<string> {
     const [keys, endpoints] = await Promise.all([
       db.select({ name: apiKeys.name, prefix: apiKeys.prefix }).from(apiKeys)
@@ -71,8 +73,8 @@ export function createPasswordChangeService (deps: Deps) {
       const checked = await deps.checkPassword(user.email, body.currentPassword, meta)
       if (!checked.ok) return 'retryAfter' in checked ? { status: 'locked', retryAfter: checked.retryAfter } : fail(CHANGE_MESSAGES.wrongCurrent)
 
-      // The new password is proven when the session changing it is (docs/decisions.md, Account
-      // control): signed in with Google, or with a password that was proven already.
+      // The new password is proven when the session changing it is (docs/decisions/accounts.md,
+      // Account control): signed in with Google, or with a password that was proven already.
       const method = await deps.sessionControl.methodOf(publicId)
       const proven = method === 'google' || (method === 'password' && user.passwordProven)
       const passwordHash = await deps.passwords.hash(body.newPassword)

@@ -1,7 +1,7 @@
-// Whether a password was set by someone who controls the account's mailbox (docs/decisions.md,
-// Account control: pre-hijacking). The confirmation link proves the mailbox; the browser's session
-// proves the password, when that browser signed in to this account with it. Both in one browser:
-// the password's setter read the mail, and the password is proven.
+// Whether a password was set by someone who controls the account's mailbox
+// (docs/decisions/accounts.md, Account control: pre-hijacking). The confirmation link proves the
+// mailbox; the browser's session proves the password, when that browser signed in to this account
+// with it. Both in one browser: the password's setter read the mail, and the password is proven.
 import type { Database } from '../../db/client.ts'
 import { hashLinkSecret } from './link-secrets.ts'
 

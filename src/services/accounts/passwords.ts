@@ -1,5 +1,5 @@
 // argon2id hashing and the password policy of sign-up, recovery and a password change
-// (docs/architecture.md, Security rules; docs/decisions.md, Password policy).
+// (docs/architecture.md, Security rules; docs/decisions/accounts.md, Password policy).
 import argon2 from 'argon2'
 import { dictionary } from '@zxcvbn-ts/language-common'
 import { createJobGate } from '../limits/job-gate.ts'

@@ -2,7 +2,7 @@
 // secret stored. Recovery never signs in; it ends every session of the account instead.
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { authTokens, signinFailures, users } from '../../db/schema.ts'
+import { authTokens, signinFailures, users } from '../../db/schema/index.ts'
 import type { FieldError } from '../../../schemas/common.ts'
 import { AUDIT, type AuditService, type RequestMeta } from './audit.ts'
 import { hashLinkSecret, newLinkSecret } from './link-secrets.ts'
@@ -123,7 +123,8 @@ export function createRecoveryService (deps: Deps) {
           .returning({ userId: authTokens.userId })
         if (!used) return null
         // The mailbox is proven, so the address is confirmed; other recovery links of the account die.
-        // A password set through the mailbox is proven (docs/decisions.md, Account control).
+        // A password set through the mailbox is proven (docs/decisions/accounts.md, Account
+        // control).
         await tx.update(users).set({ passwordHash, passwordProven: true, confirmedAt: sql`coalesce(${users.confirmedAt}, ${at.toISOString()}::timestamptz)` })
           .where(eq(users.id, used.userId))
         await tx.update(authTokens).set({ usedAt: at })

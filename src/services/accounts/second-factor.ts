@@ -1,12 +1,12 @@
-// The second factor's check as a proof of the owner (docs/decisions.md, Second factors): a TOTP code
-// or a recovery code, for POST /auth/mfa/verify (a level-1 session moves to level 2) and for
-// POST /auth/reauthenticate. It goes through the account's own guess budget (./code-budget.ts): the
-// attempt is claimed before the code is checked and a wrong code stays counted, 10 per 15 minutes
-// whatever happens between them. A password sign-in never clears it, so a guesser holding a stolen
-// password gets no more tries at the code by signing in again.
+// The second factor's check as a proof of the owner (docs/decisions/accounts.md, Second factors): a
+// TOTP code or a recovery code, for POST /auth/mfa/verify (a level-1 session moves to level 2) and
+// for POST /auth/reauthenticate. It goes through the account's own guess budget (./code-budget.ts):
+// the attempt is claimed before the code is checked and a wrong code stays counted, 10 per 15
+// minutes whatever happens between them. A password sign-in never clears it, so a guesser holding a
+// stolen password gets no more tries at the code by signing in again.
 import { eq } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { users } from '../../db/schema.ts'
+import { users } from '../../db/schema/index.ts'
 import type { CodeBudget } from './code-budget.ts'
 import type { MfaService } from '../mfa/index.ts'
 import { looksLikeTotp } from '../mfa/totp.ts'

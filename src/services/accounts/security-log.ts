@@ -1,7 +1,7 @@
 // The holder's security log (docs/security.md, The security log): the account's own audit rows of
 // the kinds a person would want to review, newest first. Rows of other kinds (a TOTP set-up begun,
 // a deletion's last row) stay for operators alone. A row written by staff says so, and shows neither
-// the staff member's device nor their address (docs/decisions.md, Security notices).
+// the staff member's device nor their address (docs/decisions/accounts.md, Security notices).
 import type { Database } from '../../db/client.ts'
 import { deviceName } from '../sessions/device-name.ts'
 import { AUDIT } from './audit.ts'

@@ -1,12 +1,13 @@
-// The alert digest mail (docs/decisions.md, Watches and alerts): at most one mail per user every
-// ALERT_DIGEST_INTERVAL_H hours, listing the user's alerts no digest has listed yet, new red flags
-// first. A user's mail is claimed in one transaction: a conditional update of alert_mail.last_sent_at
-// (which only one of two racing workers can make: the second waits for the first's row lock, then
-// finds the interval not over) and the marking of the alerts it lists (alerts.mailed_at). The mail
-// goes after the commit: a mail server that fails loses that digest rather than risk a second one.
+// The alert digest mail (docs/decisions/watches-and-alerts.md, Watches and alerts): at most one
+// mail per user every ALERT_DIGEST_INTERVAL_H hours, listing the user's alerts no digest has listed
+// yet, new red flags first. A user's mail is claimed in one transaction: a conditional update of
+// alert_mail.last_sent_at (which only one of two racing workers can make: the second waits for the
+// first's row lock, then finds the interval not over) and the marking of the alerts it lists
+// (alerts.mailed_at). The mail goes after the commit: a mail server that fails loses that digest
+// rather than risk a second one.
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { alerts, alertMail, users } from '../../db/schema.ts'
+import { alerts, alertMail, users } from '../../db/schema/index.ts'
 import type { Mail } from '../accounts/mail.ts'
 import { toAlert } from './record.ts'
 import type { UnsubscribeTokens } from './unsubscribe-tokens.ts'

@@ -1,15 +1,16 @@
-// Raising alerts in batches (docs/decisions.md, Watches and alerts). alert_pending is the queue: a
-// worker claims up to `batchProfiles` marked profiles under a lease, loads what the engine needs for
-// them in a few set-based queries, computes each profile's diffs outside any transaction (on PGlite a
-// long transaction would stall every read), then in one transaction locks the watches of those
-// profiles (a watch deleted meanwhile is gone, one being deleted waits), raises one alert per
-// (watch, source, new month with a change), moves the seen months on and removes the pending rows
-// whose version it computed. A worker that dies leaves its rows leased; after the lease another
-// computes them again, and the alerts' unique key keeps a second copy out.
+// Raising alerts in batches (docs/decisions/watches-and-alerts.md, Watches and alerts).
+// alert_pending is the queue: a worker claims up to `batchProfiles` marked profiles under a lease,
+// loads what the engine needs for them in a few set-based queries, computes each profile's diffs
+// outside any transaction (on PGlite a long transaction would stall every read), then in one
+// transaction locks the watches of those profiles (a watch deleted meanwhile is gone, one being
+// deleted waits), raises one alert per (watch, source, new month with a change), moves the seen
+// months on and removes the pending rows whose version it computed. A worker that dies leaves its
+// rows leased; after the lease another computes them again, and the alerts' unique key keeps a
+// second copy out.
 import { setImmediate as yieldToRequests } from 'node:timers/promises'
 import { inArray, sql } from 'drizzle-orm'
 import type { Database, Db } from '../../db/client.ts'
-import { watches, watchProfiles } from '../../db/schema.ts'
+import { watches, watchProfiles } from '../../db/schema/index.ts'
 import {
   dataMonthOf, formatMonth, parseMonth, profileDiffs, redFlagInterestIds, reportMonth, type AccountDef, type Dataset, type FollowDef, type Source
 } from '../../engine/index.ts'

@@ -3,7 +3,7 @@
 // Another user's alert is 404, as an unknown one.
 import { and, count, desc, eq, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { alerts } from '../../db/schema.ts'
+import { alerts } from '../../db/schema/index.ts'
 import type { Alert } from '../../../schemas/alerts.ts'
 import { notFound } from '../../errors.ts'
 import { toAlert } from './record.ts'

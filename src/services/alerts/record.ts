@@ -1,12 +1,12 @@
-// Alerts written in the transaction that raises them (docs/decisions.md, Watches and alerts): each
-// user's alerts numbered from alert_sequences (the row locked, so a user's alerts commit in seq
-// order), inserted once per (watch, source, month), their watch.alert webhook deliveries written
-// beside them, and alerts '<userId>:<last seq>' announced by the same transaction: a NOTIFY sent by
-// it (PostgreSQL delivers it at commit, and never if it rolls back), or, with a broker, published
-// after its commit by the caller (src/services/events/).
+// Alerts written in the transaction that raises them (docs/decisions/watches-and-alerts.md, Watches
+// and alerts): each user's alerts numbered from alert_sequences (the row locked, so a user's alerts
+// commit in seq order), inserted once per (watch, source, month), their watch.alert webhook
+// deliveries written beside them, and alerts '<userId>:<last seq>' announced by the same
+// transaction: a NOTIFY sent by it (PostgreSQL delivers it at commit, and never if it rolls back),
+// or, with a broker, published after its commit by the caller (src/services/events/).
 import { and, arrayContains, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { alerts, alertSequences, webhookDeliveries, webhookEndpoints } from '../../db/schema.ts'
+import { alerts, alertSequences, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts'
 import type { Alert } from '../../../schemas/alerts.ts'
 import type { Interest } from '../../../schemas/report.ts'
 import type { Source } from '../../../schemas/common.ts'

@@ -1,4 +1,4 @@
-// The digest mail's unsubscribe token (docs/decisions.md, Watches and alerts):
+// The digest mail's unsubscribe token (docs/decisions/watches-and-alerts.md, Watches and alerts):
 // `<user id>.<issued at>.<mac>`, the issue time in whole seconds since the epoch, the mac an
 // HMAC-SHA-256 over the purpose, the user id and the issue time, under a key derived with HKDF from
 // MFA_ENCRYPTION_KEY for this use alone (as the audit trail's e-mail hashes are,

@@ -1,7 +1,8 @@
-// The form of an API key (docs/decisions.md, API keys): `pir_<prefix>_<secret>`. The prefix (12 hex
-// characters, 48 random bits) names the key's row and is shown in listings; the secret (32 random
-// bytes, base64url, 43 characters) is shown once and only its SHA-256 is stored. A prefix is hex, so
-// the `_` after it is where the secret begins, whatever `_` the secret itself holds.
+// The form of an API key (docs/decisions/programs.md, API keys): `pir_<prefix>_<secret>`. The
+// prefix (12 hex characters, 48 random bits) names the key's row and is shown in listings; the
+// secret (32 random bytes, base64url, 43 characters) is shown once and only its SHA-256 is stored.
+// A prefix is hex, so the `_` after it is where the secret begins, whatever `_` the secret itself
+// holds.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 
 /** what every API key begins with, and what tells a key from a JWT on a Bearer header */

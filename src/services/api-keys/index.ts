@@ -1,12 +1,12 @@
-// API keys for programs (docs/decisions.md, API keys): a person issues a key with some scopes, lists
-// their keys (never the key itself: only its hash is stored) and revokes one. A user holds at most
-// MAX_LIVE_KEYS live keys (neither revoked nor expired). A revocation reaches every instance as an
-// ended session does (drizzle/0009); this instance marks it at once, without waiting for its NOTIFY.
-// Requests are checked against the in-memory view of ./view.ts.
+// API keys for programs (docs/decisions/programs.md, API keys): a person issues a key with some
+// scopes, lists their keys (never the key itself: only its hash is stored) and revokes one. A user
+// holds at most MAX_LIVE_KEYS live keys (neither revoked nor expired). A revocation reaches every
+// instance as an ended session does (drizzle/0009); this instance marks it at once, without waiting
+// for its NOTIFY. Requests are checked against the in-memory view of ./view.ts.
 import { and, count, desc, eq, gt, isNull, or, sql } from 'drizzle-orm'
 import type { ApiKeyScope } from '../../../schemas/api-keys.ts'
 import type { Database } from '../../db/client.ts'
-import { apiKeys, users } from '../../db/schema.ts'
+import { apiKeys, users } from '../../db/schema/index.ts'
 import { BadRequest, Conflict, notFound } from '../../errors.ts'
 import { newKey } from './format.ts'
 import { createKeyView } from './view.ts'

@@ -1,8 +1,9 @@
-// The in-memory view a request's API key is checked against (docs/decisions.md, API keys). A key
-// seen before costs a lookup: the view is keyed by the whole key, so a hit is a key whose hash
-// matched, and no database round trip or SHA-256 is paid again. A miss reads the row by its prefix
-// and compares the secret's SHA-256 with the stored one in constant time; only a key that passes is
-// kept, so a guess costs a read every time (and counts against the failed-authentication budget).
+// The in-memory view a request's API key is checked against (docs/decisions/programs.md, API keys).
+// A key seen before costs a lookup: the view is keyed by the whole key, so a hit is a key whose
+// hash matched, and no database round trip or SHA-256 is paid again. A miss reads the row by its
+// prefix and compares the secret's SHA-256 with the stored one in constant time; only a key that
+// passes is kept, so a guess costs a read every time (and counts against the failed-authentication
+// budget).
 //
 // Revocation: a revoked or deleted key reaches the ended set of src/services/sessions/ended.ts as an
 // ended session does (drizzle/0009's trigger, NOTIFY, reconcile), which drops it from this view
@@ -12,7 +13,7 @@
 // the forget is refused by the ended set until it leaves.
 import { eq, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { apiKeys } from '../../db/schema.ts'
+import { apiKeys } from '../../db/schema/index.ts'
 import { createViewCache } from '../caches/view-cache.ts'
 import { parseKey, secretMatches } from './format.ts'
 

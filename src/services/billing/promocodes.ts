@@ -2,7 +2,7 @@
 // later by a signed-in account (POST /billing/promocode), once per account.
 import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { promocodes, userPromocodes, users } from '../../db/schema.ts'
+import { promocodes, userPromocodes, users } from '../../db/schema/index.ts'
 import { PromocodeRefused } from '../../errors.ts'
 
 export interface NewPromocode { code: string, maxUses: number, expiresAt?: Date | null, credits?: number }

@@ -2,7 +2,7 @@
 // stored subscription rows and the webhook events already applied.
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { stripeEvents, subscriptions, users } from '../../db/schema.ts'
+import { stripeEvents, subscriptions, users } from '../../db/schema/index.ts'
 import { isUuid } from '../../../schemas/common.ts'
 import { Unauthorized } from '../../errors.ts'
 import { entitlingSubscriptionOf, replacesStoredRowSql } from './subscription-state.ts'

@@ -4,7 +4,7 @@
 // names is in this file, in TypeScript and in the SQL that applies the same rule.
 import { and, asc, desc, eq, inArray, sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { subscriptions } from '../../db/schema.ts'
+import { subscriptions } from '../../db/schema/index.ts'
 
 /** a user with a subscription in one of these generates reports without credits */
 export const ENTITLING_STATUSES: readonly string[] = ['active', 'trialing']

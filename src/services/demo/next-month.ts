@@ -1,13 +1,13 @@
 // The showcase's next month (README, Run it): a later month of follows for alex.rivera on
-// every network, so that a watch on the showcase's report raises an alert at once (docs/decisions.md,
-// Watches and alerts: a month later than the one a watch has seen). Each network gets new pages
-// that bring interests Alex does not have yet (a red-flag one on every other network, where the
-// taxonomy has one left), and one page unfollowed whose interests no other page gives, so the month
-// has new and lost interests both. A pure function of the seed, the month and the follows it starts
-// from: those of the demo set (`demoShowcaseFollows`) or those a database holds (the import).
-// The lines are self-contained (taxonomy, the accounts they name, the showcase's profiles, then the
-// follows): valid on their own, and upserts that change nothing but the follows when the demo set
-// is already there.
+// every network, so that a watch on the showcase's report raises an alert at once
+// (docs/decisions/watches-and-alerts.md, Watches and alerts: a month later than the one a watch has
+// seen). Each network gets new pages that bring interests Alex does not have yet (a red-flag one on
+// every other network, where the taxonomy has one left), and one page unfollowed whose interests no
+// other page gives, so the month has new and lost interests both. A pure function of the seed, the
+// month and the follows it starts from: those of the demo set (`demoShowcaseFollows`) or those a
+// database holds (the import). The lines are self-contained (taxonomy, the accounts they name, the
+// showcase's profiles, then the follows): valid on their own, and upserts that change nothing but
+// the follows when the demo set is already there.
 import type { Source } from '../../../schemas/common.ts'
 import { SHOWCASE } from './showcase.ts'
 import { day, daysIn, int, parseMonth, pad, stream } from './random.ts'

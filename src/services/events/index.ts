@@ -1,5 +1,6 @@
-// The events transport of a process, chosen at start by EVENTS_URL (docs/decisions.md, Events
-// through a broker): empty, PostgreSQL LISTEN/NOTIFY; redis://…, Redis for the streams' channels.
+// The events transport of a process, chosen at start by EVENTS_URL
+// (docs/decisions/reports-and-streams.md, Events through a broker): empty, PostgreSQL
+// LISTEN/NOTIFY; redis://…, Redis for the streams' channels.
 import type { Database } from '../../db/client.ts'
 import { createNotifyTransport, notifyPublisher } from './notify-transport.ts'
 import { createRedisPublisher, createRedisTransport } from './redis-transport.ts'

@@ -1,10 +1,10 @@
-// Events through a broker, Redis (EVENTS_URL=redis://…; docs/decisions.md, Events through a broker).
-// A scoped channel's message goes to the Redis channel of its key ('pir-events:report_events:<id>',
-// 'pir-events:alerts:<userId>'), which this process subscribes to while a stream of that key is open
-// here and leaves when the last one ends: the work an instance does per event does not grow with the
-// number of instances. Broadcast channels stay on the database's NOTIFY (`broadcast`): their triggers
-// fire for every writer, the CLIs and an operator's psql included, and every instance must hear them
-// anyway.
+// Events through a broker, Redis (EVENTS_URL=redis://…; docs/decisions/reports-and-streams.md,
+// Events through a broker). A scoped channel's message goes to the Redis channel of its key
+// ('pir-events:report_events:<id>', 'pir-events:alerts:<userId>'), which this process subscribes to
+// while a stream of that key is open here and leaves when the last one ends: the work an instance
+// does per event does not grow with the number of instances. Broadcast channels stay on the
+// database's NOTIFY (`broadcast`): their triggers fire for every writer, the CLIs and an operator's
+// psql included, and every instance must hear them anyway.
 //
 // Nothing is lost to the broker: the events are rows written in the transaction that causes them,
 // the message only says "read". When the subscriber's connection comes back (a broker restart, a cut

@@ -1,8 +1,8 @@
-// How instances tell each other what happened (docs/decisions.md, Events through a broker): one
-// interface, two transports chosen at start by EVENTS_URL. Broadcast channels (revocations,
-// deletions, cache changes) reach every instance; scoped channels (a report's events, a user's
-// alerts) carry '<key>:<rest>' payloads and reach, with a broker, only the instances that asked for
-// that key while a stream of it is open there.
+// How instances tell each other what happened (docs/decisions/reports-and-streams.md, Events
+// through a broker): one interface, two transports chosen at start by EVENTS_URL. Broadcast
+// channels (revocations, deletions, cache changes) reach every instance; scoped channels (a
+// report's events, a user's alerts) carry '<key>:<rest>' payloads and reach, with a broker, only
+// the instances that asked for that key while a stream of it is open there.
 import type { Db } from '../../db/client.ts'
 
 export type Handler = (payload: string) => void

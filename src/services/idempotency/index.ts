@@ -1,4 +1,4 @@
-// Idempotency keys (docs/decisions.md, Idempotency keys): the first answer to a user's
+// Idempotency keys (docs/decisions/programs.md, Idempotency keys): the first answer to a user's
 // `Idempotency-Key`, kept for 24 h and answered again to a retry of the same request.
 //
 // A request claims its (user, key) with one INSERT ... ON CONFLICT, atomic across instances: the

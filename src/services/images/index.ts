@@ -1,6 +1,6 @@
 // Profile and account images, fetched by the service and kept in memory, so that a viewer's browser
 // loads them from this origin and the network that hosts them never learns who looks at whom
-// (docs/decisions.md, Profile images).
+// (docs/decisions/images-and-outbound-requests.md, Profile images).
 // Only a URL the data holds (a profile's or an account's `image`) is ever fetched: the route is not a
 // proxy for anything else. Each instance fetches an image once under the outbound rules
 // (src/services/outbound/), checks its bytes are one of the image formats it serves, and keeps it

@@ -1,8 +1,8 @@
 // The first half of validation: one pass over the lines that keeps, per record type, only ids and the
 // references to check later (never whole records). A record whose key came earlier replaces it (the
-// last wins, see docs/decisions.md, Ingest feeds): the earlier line is forgotten here and skipped by
-// the write passes (its type turns 0), so the database sees one record per key, the last one,
-// whatever the order of the write passes.
+// last wins, see docs/decisions/ingest-and-demo.md, Ingest feeds): the earlier line is forgotten
+// here and skipped by the write passes (its type turns 0), so the database sees one record per key,
+// the last one, whatever the order of the write passes.
 import { RECORD_TYPES, type IngestRecord, type RecordType } from '../../../schemas/ingest.ts'
 import { Interner, LineBytes, PairTable } from './compact.ts'
 import type { Line } from './lines.ts'

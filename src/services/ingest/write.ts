@@ -98,9 +98,10 @@ const counted = (upsert: string) => `
   select count(*) filter (where inserted)::int as inserted, count(*) filter (where not inserted)::int as updated from w`
 
 // The follow upsert also marks the watched profiles whose follows it inserted or changed, for the
-// alert worker (docs/decisions.md, Watches and alerts): in this transaction, so the mark commits with
-// the data or not at all, and each further change moves `version` on and ends a worker's lease. The
-// join reads watch_profiles by its profile index: with nothing watched it costs one empty probe per batch.
+// alert worker (docs/decisions/watches-and-alerts.md, Watches and alerts): in this transaction, so
+// the mark commits with the data or not at all, and each further change moves `version` on and ends
+// a worker's lease. The join reads watch_profiles by its profile index: with nothing watched it
+// costs one empty probe per batch.
 const countedMarking = (upsert: string) => `
   with w as (${upsert} returning profile_id, (xmax = 0) as inserted),
   marked as (

@@ -78,11 +78,11 @@ export interface ClientAddresses {
 /**
  * The per-IP keys of one app. IPv4 is counted per address and IPv6 per /64, as clientKey says, until
  * PREFIX_FLOOD_SUBNETS distinct /64s of one /48 are seen within `windowMs`: then, for `windowMs`, every
- * address of that /48 is one client (docs/decisions.md, In-process counters under a flood of keys).
- * The /64s seen are kept as a 256-bit map per /48, a bit per hashed /64: a bit is set only by a /64
- * not seen before, so a /48 is never taken for a flood with fewer distinct /64s than the threshold,
- * and the secret mixed into the hash keeps anyone from choosing /64s that share bits. At most
- * `maxPrefixes` /48s are tracked, each dropped when its window has passed; past that a /48 not
+ * address of that /48 is one client (docs/decisions/limits.md, In-process counters under a flood of
+ * keys). The /64s seen are kept as a 256-bit map per /48, a bit per hashed /64: a bit is set only
+ * by a /64 not seen before, so a /48 is never taken for a flood with fewer distinct /64s than the
+ * threshold, and the secret mixed into the hash keeps anyone from choosing /64s that share bits. At
+ * most `maxPrefixes` /48s are tracked, each dropped when its window has passed; past that a /48 not
  * tracked is one client until there is room again.
  */
 export function clientAddresses (maxPrefixes: number, windowMs = HOUR): ClientAddresses {

@@ -1,5 +1,5 @@
 // A count-min sketch over one fixed window: the counts of keys that found no exact counter, in a fixed
-// amount of memory (docs/decisions.md, In-process counters under a flood of keys).
+// amount of memory (docs/decisions/limits.md, In-process counters under a flood of keys).
 //
 // Each key has one cell in each of DEPTH rows; its estimate is the smallest of its cells. An increment
 // raises each of its cells to at least the new estimate and no further (conservative update), so an

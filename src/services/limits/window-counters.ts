@@ -7,7 +7,8 @@
 // only what it removes. When the exact counters are full, a new key is counted in a count-min sketch
 // of fixed size (src/services/limits/count-min-sketch.ts): its estimate never falls below its count,
 // so a flooding key is still refused, and stays near its count for an unrelated key, so a fresh client
-// is not refused with the flood (docs/decisions.md, In-process counters under a flood of keys).
+// is not refused with the flood (docs/decisions/limits.md, In-process counters under a flood of
+// keys).
 import { countMinSketch, sketchWidth } from './count-min-sketch.ts'
 
 export interface WindowCount {

@@ -1,13 +1,14 @@
-// Second factors of an account (docs/decisions.md, Second factors): its TOTP secret (sealed at rest,
-// ./sealing.ts), pending until a first code confirms it, each code accepted once; its one-time
-// recovery codes; and what sign-in and GET /auth/info need to know of them. No Fastify types here.
+// Second factors of an account (docs/decisions/accounts.md, Second factors): its TOTP secret
+// (sealed at rest, ./sealing.ts), pending until a first code confirms it, each code accepted once;
+// its one-time recovery codes; and what sign-in and GET /auth/info need to know of them. No Fastify
+// types here.
 //
 // Every write here changes what GET /auth/info shows: the writer tells `changed` before it answers
 // (this process's views), and the tables' trigger (drizzle/0015) tells every other process.
 import { and, eq, getTableName, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
 import type { AnyPgColumn } from 'drizzle-orm/pg-core'
 import type { Database, Db } from '../../db/client.ts'
-import { mfaRecoveryCodes, mfaTotp, passkeys } from '../../db/schema.ts'
+import { mfaRecoveryCodes, mfaTotp, passkeys } from '../../db/schema/index.ts'
 import { hashRecoveryCode, newRecoveryCodes } from './recovery-codes.ts'
 import { createSealer } from './sealing.ts'
 import { matchingStep, newTotpSecret, normalizeCode, otpauthUrl } from './totp.ts'
@@ -97,7 +98,8 @@ export function createMfaService (deps: MfaServiceDeps) {
 
     /**
      * Whether `typed` is a code of the pending secret; firstFactor: the account has no second factor
-     * yet (confirming this one is then a credential change: docs/decisions.md, Second factors).
+     * yet (confirming this one is then a credential change: docs/decisions/accounts.md, Second
+     * factors).
      */
     async checkPendingCode (userId: string, typed: string): Promise<PendingCheck> {
       const [pending] = await db.select({ secret: mfaTotp.secret }).from(mfaTotp)

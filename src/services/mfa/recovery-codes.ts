@@ -1,6 +1,6 @@
 // One-time recovery codes: ten at each TOTP confirmation, 24 base32 characters (120 random bits) shown
 // as six groups of four. Only their SHA-256 is stored: from 112 bits a stolen table cannot be searched
-// back to the codes, so no salted slow hash is needed (docs/decisions.md, Second factors).
+// back to the codes, so no salted slow hash is needed (docs/decisions/accounts.md, Second factors).
 import { createHash, randomBytes } from 'node:crypto'
 
 export const RECOVERY_CODE_COUNT = 10

@@ -1,10 +1,11 @@
-// TOTP secrets sealed at rest with AES-256-GCM under MFA_ENCRYPTION_KEY (docs/decisions.md, Second
-// factors). The sealed text names its key: `v1.<key id>.<iv>.<ciphertext>.<tag>` (base64url), the key
-// id being the first 8 bytes of the SHA-256 of the AES key, so a text sealed under a key since moved to
-// MFA_PREVIOUS_ENCRYPTION_KEYS still opens, and a database copy says which key it needs without
-// saying anything about the key. The AES key is the SHA-256 of the configured string (at least 32
-// bytes of it). The user id is the additional authenticated data: a sealed secret copied to another
-// account's row does not open there.
+// TOTP secrets sealed at rest with AES-256-GCM under MFA_ENCRYPTION_KEY
+// (docs/decisions/accounts.md, Second factors). The sealed text names its key: `v1.<key
+// id>.<iv>.<ciphertext>.<tag>` (base64url), the key id being the first 8 bytes of the SHA-256 of
+// the AES key, so a text sealed under a key since moved to MFA_PREVIOUS_ENCRYPTION_KEYS still
+// opens, and a database copy says which key it needs without saying anything about the key. The AES
+// key is the SHA-256 of the configured string (at least 32 bytes of it). The user id is the
+// additional authenticated data: a sealed secret copied to another account's row does not open
+// there.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto'
 
 const VERSION = 'v1'

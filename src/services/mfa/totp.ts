@@ -1,7 +1,7 @@
 // RFC 6238 TOTP through otpauth: SHA-1, 6 digits, 30-second steps, a code of the step before or after
 // the current one accepted (a phone's clock a little off, a code typed as it changed). Which step a
 // code belongs to is returned, so the caller can refuse a step at or before the last one accepted:
-// each code works once (docs/decisions.md, Second factors).
+// each code works once (docs/decisions/accounts.md, Second factors).
 import { Secret, TOTP } from 'otpauth'
 
 export const TOTP_PERIOD_S = 30

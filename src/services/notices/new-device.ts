@@ -1,9 +1,10 @@
-// Sign-ins from a device new to the account (docs/security.md, Notices; docs/decisions.md, Security
-// notices). A device is its name as the sessions card shows it ("Chrome on Linux") and the network
-// of its address (an IPv4 /24, an IPv6 /48: src/services/sessions/ip-prefix.ts); every completed
-// sign-in records it in known_devices or moves its last_seen_at on. One not seen on the account for
-// 90 days mails the holder a notice, unless they turned that notice off. An account with no known
-// device at all (its first sign-in, or its first since this check came) records one and mails nothing.
+// Sign-ins from a device new to the account (docs/security.md, Notices; docs/decisions/accounts.md,
+// Security notices). A device is its name as the sessions card shows it ("Chrome on Linux") and the
+// network of its address (an IPv4 /24, an IPv6 /48: src/services/sessions/ip-prefix.ts); every
+// completed sign-in records it in known_devices or moves its last_seen_at on. One not seen on the
+// account for 90 days mails the holder a notice, unless they turned that notice off. An account
+// with no known device at all (its first sign-in, or its first since this check came) records one
+// and mails nothing.
 import type { Database } from '../../db/client.ts'
 import { deviceName } from '../sessions/device-name.ts'
 import { ipPrefix } from '../sessions/ip-prefix.ts'

@@ -4,7 +4,7 @@
 // Expired rows are swept as new ones are issued, so a flood of options requests leaves no heap behind.
 import { and, eq, gt, isNull, lt } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { authChallenges } from '../../db/schema.ts'
+import { authChallenges } from '../../db/schema/index.ts'
 
 export type ChallengePurpose = 'passkey-register' | 'passkey-assert'
 

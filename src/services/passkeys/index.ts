@@ -1,7 +1,7 @@
-// Passkeys (WebAuthn credentials) through @simplewebauthn/server (docs/decisions.md, Passkeys):
-// registration of a discoverable credential with user verification, the list and removal of a
-// user's passkeys, and the check of an assertion, for a usernameless sign-in, a second factor or a
-// fresh proof. Every ceremony's challenge is issued here and accepted once (./challenges.ts).
+// Passkeys (WebAuthn credentials) through @simplewebauthn/server (docs/decisions/accounts.md,
+// Passkeys): registration of a discoverable credential with user verification, the list and removal
+// of a user's passkeys, and the check of an assertion, for a usernameless sign-in, a second factor
+// or a fresh proof. Every ceremony's challenge is issued here and accepted once (./challenges.ts).
 // Whatever a client sends, a malformed or forged response ends as a refusal with a reason, never
 // as an exception: the library's errors are caught and turned into one.
 import { randomBytes } from 'node:crypto'
@@ -13,7 +13,7 @@ import {
 } from '@simplewebauthn/server'
 import type { PasskeyAssertion, PasskeyRegistration } from '../../../schemas/passkeys.ts'
 import type { Database, Db } from '../../db/client.ts'
-import { passkeys, users } from '../../db/schema.ts'
+import { passkeys, users } from '../../db/schema/index.ts'
 import { createChallenges } from './challenges.ts'
 import type { RelyingParty } from './relying-party.ts'
 
@@ -151,8 +151,8 @@ export function createPasskeyService (deps: PasskeyServiceDeps) {
 
     /**
      * Remove one of the user's passkeys inside `tx`, the transaction of the credential change it is
-     * (docs/decisions.md, Passkeys); null when it is no passkey of theirs. `left`: how many remain.
-     * The caller tells the account views once the transaction has committed.
+     * (docs/decisions/accounts.md, Passkeys); null when it is no passkey of theirs. `left`: how
+     * many remain. The caller tells the account views once the transaction has committed.
      */
     async removeWith (tx: Db, userId: string, passkeyId: string): Promise<{ left: number } | null> {
       const rows = await tx.delete(passkeys).where(and(eq(passkeys.id, passkeyId), eq(passkeys.userId, userId))).returning({ id: passkeys.id })

@@ -1,4 +1,4 @@
-// The CSV files of a report export (docs/decisions.md "Journeys (server)"): RFC 4180 (comma
+// The CSV files of a report export (docs/decisions/accounts.md, Journeys (server)): RFC 4180 (comma
 // separated, CRLF line ends, a header row, a field quoted when it holds a comma, a quote or a line
 // break, its quotes doubled). Numbers are written as JavaScript prints them (String(n)), the same
 // digits the JSON API gives, so reading a cell back with Number() gives the API's double exactly.

@@ -4,7 +4,7 @@
 import { and, eq, gt, asc, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import type { EventPublisher } from '../events/transport.ts'
-import { reportEvents } from '../../db/schema.ts'
+import { reportEvents } from '../../db/schema/index.ts'
 
 export const REPORT_EVENTS_CHANNEL = 'report_events'
 

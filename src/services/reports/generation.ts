@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto'
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Database, Db } from '../../db/client.ts'
-import { reports, users } from '../../db/schema.ts'
+import { reports, users } from '../../db/schema/index.ts'
 import { computeReport, formatMonth, reportMonth, toMonth } from '../../engine/index.ts'
 import { announce, appendEvent, type ReportStage } from './events.ts'
 import { loadReportInput } from './loader.ts'

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto'
 import { and, count, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { profiles, reports, subscriptions, users } from '../../db/schema.ts'
+import { profiles, reports, subscriptions, users } from '../../db/schema/index.ts'
 import { isUuid, SOURCES, type Source } from '../../../schemas/common.ts'
 import type { Category, FriendDetail, ReportProfile, SourceProfile } from '../../../schemas/report.ts'
 import { resolveFriendInterests, type FriendInterestIds, type FriendInterests, type FriendLists } from '../../engine/index.ts'

@@ -1,11 +1,11 @@
 // What a signed-in person can see and do with their own sessions (GET and DELETE /auth/sessions;
-// docs/decisions.md, Account control). A credential change ends sessions in its own transaction
-// (./credential-change.ts).
+// docs/decisions/accounts.md, Account control). A credential change ends sessions in its own
+// transaction (./credential-change.ts).
 // Every ending sets ended_at, which revokes the session's JWTs on every instance (drizzle/0005's
 // trigger), and is marked here at once through the session service.
 import { and, desc, eq, gt, isNull, ne, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { sessions } from '../../db/schema.ts'
+import { sessions } from '../../db/schema/index.ts'
 
 /** one of a user's live sessions, as the account page lists it */
 export interface SessionListing {

@@ -1,8 +1,8 @@
-// Credential changes (docs/decisions.md, Credential versions): a password set, changed or reset, a
-// second factor removed, Google unlinked. Each moves users.credential_version on, writes the
-// credential and ends every session proved against an older version, in one transaction; a sign-in
-// writes its session only while the version it read with the credential is still the user's
-// (./store.ts, start). So a sign-in that proved the old credential and finishes after the change
+// Credential changes (docs/decisions/accounts.md, Credential versions): a password set, changed or
+// reset, a second factor removed, Google unlinked. Each moves users.credential_version on, writes
+// the credential and ends every session proved against an older version, in one transaction; a
+// sign-in writes its session only while the version it read with the credential is still the user's
+// (./rows.ts, start). So a sign-in that proved the old credential and finishes after the change
 // gets no session, whichever of the two reaches the user's row first:
 // - the change first: it holds the row's lock until it commits; the sign-in's insert waits on its
 //   FOR SHARE, then finds the version moved and writes nothing;
@@ -13,7 +13,7 @@
 // in the same transaction (drizzle/0005): a stale session's JWTs are refused everywhere.
 import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm'
 import type { Database, Db } from '../../db/client.ts'
-import { sessions, users } from '../../db/schema.ts'
+import { sessions, users } from '../../db/schema/index.ts'
 import { Unauthorized } from '../../errors.ts'
 
 /** what a credential change did: what its write returned, the user's new credential version, the sessions it ended */

@@ -9,7 +9,7 @@
 //
 // The set is trusted alone only while the reconcile keeps up: once none has succeeded for
 // RECONCILES_BEFORE_STALE intervals, inSync() says false and each Bearer request asks the database
-// (endedInDatabase) until one succeeds again (docs/decisions.md, Revocation cursor).
+// (endedInDatabase) until one succeeds again (docs/decisions/sessions.md, Revocation cursor).
 import type { Database } from '../../db/client.ts'
 import { committedAfter, SNAPSHOT_SQL } from '../../db/commits.ts'
 import { isUuid } from '../../../schemas/common.ts'

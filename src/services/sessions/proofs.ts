@@ -1,9 +1,10 @@
-// When a session last proved its owner (sessions.proved_at; docs/decisions.md, Fresh authentication):
-// set as a sign-in writes its new row (./store.ts), renewed by POST /auth/reauthenticate, and read by
-// the sensitive calls that need a recent proof. Read from the database: only those calls ask.
+// When a session last proved its owner (sessions.proved_at; docs/decisions/accounts.md, Fresh
+// authentication): set as a sign-in writes its new row (./rows.ts), renewed by POST
+// /auth/reauthenticate, and read by the sensitive calls that need a recent proof. Read from the
+// database: only those calls ask.
 import { and, eq, gt, isNull } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { sessions } from '../../db/schema.ts'
+import { sessions } from '../../db/schema/index.ts'
 
 export function createSessionProofs (database: Database, now: () => number) {
   const db = database.db

@@ -4,7 +4,7 @@
 // every other sign-in is a lookup in memory.
 import { and, eq, isNotNull, ne } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { users } from '../../db/schema.ts'
+import { users } from '../../db/schema/index.ts'
 import { AUDIT, type AuditService } from '../accounts/audit.ts'
 
 export const ADMIN_EMAILS_REASON = 'listed in ADMIN_EMAILS'

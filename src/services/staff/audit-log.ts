@@ -2,7 +2,7 @@
 // filtered by the account, the staff member who acted, the kind and a time range.
 import { and, count, desc, eq, gte, like, lt, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { auditEvents } from '../../db/schema.ts'
+import { auditEvents } from '../../db/schema/index.ts'
 import { deviceName } from '../sessions/device-name.ts'
 import { containsPattern } from './users.ts'
 

@@ -4,7 +4,7 @@
 // and a change that would take the balance below 0 is refused with nothing written.
 import { eq } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { creditLedger, users } from '../../db/schema.ts'
+import { creditLedger, users } from '../../db/schema/index.ts'
 import { Conflict } from '../../errors.ts'
 import { AUDIT, type AuditService, type RequestMeta } from '../accounts/audit.ts'
 import type { AccountChanges } from '../accounts/changes.ts'

@@ -1,16 +1,17 @@
-// Disabling an account and enabling it again (docs/operations.md, Support → Actions; docs/decisions.md,
-// Staff actions). A disable, in one transaction with its audit rows: users.disabled_at set, every
-// session of the account ended and every API key revoked and webhook endpoint disabled
-// (../accounts/cut-off.ts). The endings set ended_at and revoked_at, whose triggers NOTIFY every
-// instance in that transaction (drizzle/0005, drizzle/0009): the account's JWTs and keys are refused
-// everywhere, and its streams end, as for a sign-out. A sign-in of the account starts no session
-// while disabled_at is set (../sessions/store.ts, START), whichever of the two reaches the user's row
-// first, as with a credential change. Nothing of the account is deleted: enabling clears
-// disabled_at, and its reports, credits, watches and endpoints are as they were (the keys stay revoked
-// and the endpoints disabled: whoever had the account's password may have made them).
+// Disabling an account and enabling it again (docs/operations.md, Support → Actions;
+// docs/decisions/accounts.md, Staff actions). A disable, in one transaction with its audit rows:
+// users.disabled_at set, every session of the account ended and every API key revoked and webhook
+// endpoint disabled (../accounts/cut-off.ts). The endings set ended_at and revoked_at, whose
+// triggers NOTIFY every instance in that transaction (drizzle/0005, drizzle/0009): the account's
+// JWTs and keys are refused everywhere, and its streams end, as for a sign-out. A sign-in of the
+// account starts no session while disabled_at is set (../sessions/rows.ts, START), whichever of the
+// two reaches the user's row first, as with a credential change. Nothing of the account is deleted:
+// enabling clears disabled_at, and its reports, credits, watches and endpoints are as they were
+// (the keys stay revoked and the endpoints disabled: whoever had the account's password may have
+// made them).
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { sessions, users } from '../../db/schema.ts'
+import { sessions, users } from '../../db/schema/index.ts'
 import { AUDIT, type AuditService, type RequestMeta } from '../accounts/audit.ts'
 import type { AccessCutOff } from '../accounts/cut-off.ts'
 import type { AccountChanges } from '../accounts/changes.ts'

@@ -4,7 +4,7 @@
 // account's API keys stay: a person who lost a device keeps their programs (disable cuts those off).
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { sessions } from '../../db/schema.ts'
+import { sessions } from '../../db/schema/index.ts'
 import { AUDIT, type AuditService, type RequestMeta } from '../accounts/audit.ts'
 import { lockTarget } from './target.ts'
 

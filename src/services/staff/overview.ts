@@ -3,7 +3,7 @@
 // lives in the database).
 import { count, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { alertPending, reports, users, webhookDeliveries } from '../../db/schema.ts'
+import { alertPending, reports, users, webhookDeliveries } from '../../db/schema/index.ts'
 
 /** what the overview needs of the report queue: pg-boss's getQueueSize */
 export interface QueueSizes {

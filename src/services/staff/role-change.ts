@@ -5,7 +5,7 @@
 // judged one after the other, and the second finds the last admin.
 import { and, eq, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { users } from '../../db/schema.ts'
+import { users } from '../../db/schema/index.ts'
 import { AUDIT, type AuditService, type RequestMeta } from '../accounts/audit.ts'
 import type { Role } from './roles.ts'
 

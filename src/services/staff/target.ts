@@ -1,10 +1,10 @@
 // The account a staff action is on (docs/operations.md, Support → Actions): read with its row locked
 // in the action's transaction, so that two actions on one account take turns, and checked against
 // who acts. A support member acts on customers' accounts only; an admin on any account but, for
-// disabling, their own (docs/decisions.md, Staff actions).
+// disabling, their own (docs/decisions/accounts.md, Staff actions).
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { users } from '../../db/schema.ts'
+import { users } from '../../db/schema/index.ts'
 import { Conflict, Forbidden, notFound } from '../../errors.ts'
 import { RANK, type Role } from './roles.ts'
 

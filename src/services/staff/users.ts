@@ -2,7 +2,7 @@
 // and one account's page. Reads only; the actions on an account are in ./actions*.ts.
 import { and, count, desc, eq, gt, ilike, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { apiKeys, reports, sessions, users, watches, webhookEndpoints } from '../../db/schema.ts'
+import { apiKeys, reports, sessions, users, watches, webhookEndpoints } from '../../db/schema/index.ts'
 import { currentSubscriptionStatusSql } from '../billing/subscription-state.ts'
 import { mfaStatusColumns } from '../mfa/index.ts'
 import { deviceName } from '../sessions/device-name.ts'

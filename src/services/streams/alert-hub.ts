@@ -1,10 +1,10 @@
-// The users' alert streams (GET /sse/alerts; docs/decisions.md, Watches and alerts): this process's
-// open alert streams, keyed by user, fed by the one handler of 'alerts' the whole process shares (one
-// LISTEN, or a broker channel per user with a stream here). '<userId>:<last seq>' announces a
-// committed batch of that user's alerts; it costs one read per user with streams here, from the
-// lowest seq those streams have, never one per stream. As in the report hub (hub.ts), a new stream
-// subscribes before it reads its backlog and buffers live alerts meanwhile, and an alert at or
-// below what a stream has is dropped, so nothing arrives twice.
+// The users' alert streams (GET /sse/alerts; docs/decisions/watches-and-alerts.md, Watches and
+// alerts): this process's open alert streams, keyed by user, fed by the one handler of 'alerts' the
+// whole process shares (one LISTEN, or a broker channel per user with a stream here).
+// '<userId>:<last seq>' announces a committed batch of that user's alerts; it costs one read per
+// user with streams here, from the lowest seq those streams have, never one per stream. As in the
+// report hub (hub.ts), a new stream subscribes before it reads its backlog and buffers live alerts
+// meanwhile, and an alert at or below what a stream has is dropped, so nothing arrives twice.
 //
 // A stream belongs to a session and a user like a report stream: it ends with `event: end` when its
 // session ends or its Bearer token expires, and counts toward the user's SSE_MAX_STREAMS_PER_USER.

@@ -2,7 +2,7 @@
 // seq order, and the user's last seq (where a stream without Last-Event-ID starts).
 import { and, asc, eq, gt, max } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { alerts } from '../../db/schema.ts'
+import { alerts } from '../../db/schema/index.ts'
 import { toAlert } from '../alerts/record.ts'
 import type { Alert } from '../../../schemas/alerts.ts'
 

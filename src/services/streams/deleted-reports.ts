@@ -2,7 +2,7 @@
 // writes in the deleting transaction (drizzle/0012). The SSE plugin reads them every
 // SESSION_RECONCILE_S and ends those reports' open streams, so a lost report_deleted NOTIFY costs at
 // most that long, however late its transaction committed: the read is by transaction, not by time
-// (src/db/commits.ts; docs/decisions.md, Revocation cursor).
+// (src/db/commits.ts; docs/decisions/sessions.md, Revocation cursor).
 import type { Database } from '../../db/client.ts'
 import { committedAfter, SNAPSHOT_SQL } from '../../db/commits.ts'
 

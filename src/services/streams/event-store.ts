@@ -2,7 +2,7 @@
 // events (its backlog), the current state of a report, and the events a NOTIFY announces.
 import { and, asc, desc, eq, gt, gte, lte, max } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { reportEvents } from '../../db/schema.ts'
+import { reportEvents } from '../../db/schema/index.ts'
 import { eventsAfter, type ReportEvent } from '../reports/events.ts'
 
 /** the reads the hub needs; a test can slow them down to interleave live events with a backlog */

@@ -7,7 +7,8 @@
 //
 // A stream also belongs to a session and a user: it ends with `event: end` (a reason, no id, so
 // Last-Event-ID still names the last real event) when its session ends, its report is deleted or its
-// Bearer token expires, and one user holds at most maxStreamsPerUser streams here (docs/decisions.md).
+// Bearer token expires, and one user holds at most maxStreamsPerUser streams here
+// (docs/decisions/sessions.md, Sessions and streams).
 import type { ReportEvent } from '../reports/events.ts'
 import { backlogOf, type Backlog, type EventStore } from './event-store.ts'
 import { retriedWhileDown, type HubOptions } from './hub-common.ts'

@@ -1,5 +1,6 @@
 // Who holds the SSE hub's streams (src/services/streams/hub.ts): the streams of each session, to end them
-// when it ends, and how many each user holds, for the per-user limit (docs/decisions.md).
+// when it ends, and how many each user holds, for the per-user limit (docs/decisions/sessions.md,
+// Sessions and streams).
 
 /** who holds a stream: its user, its session's public id, and when its Bearer token expires (ms; none for a cookie) */
 export interface StreamOwner { userId: string, sid: string, expMs?: number }

@@ -1,9 +1,9 @@
 // A profile's data month: the latest month any of its follows names (`since`, or `until`, which ends
 // a follow in that month). A watch records it per source when created, and a later one is what raises
-// alerts (docs/decisions.md, Watches and alerts).
+// alerts (docs/decisions/watches-and-alerts.md, Watches and alerts).
 import { inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { follows } from '../../db/schema.ts'
+import { follows } from '../../db/schema/index.ts'
 import { parseMonth } from '../../engine/index.ts'
 
 /** each profile's data month as the engine counts months (year * 12 + month - 1); a profile without follows is absent */

@@ -1,11 +1,12 @@
 // Watches (docs/integration.md, Watches and alerts): a user watches a ready report of theirs, up to the
 // limit that applies now, and stops. Creating one records each of the report's profiles with the month
 // its data holds (watch_profiles), so watching raises nothing for what the report already shows
-// (docs/decisions.md, Watches and alerts). The alert worker reads those rows; it is not here.
+// (docs/decisions/watches-and-alerts.md, Watches and alerts). The alert worker reads those rows; it
+// is not here.
 import { and, count, desc, eq, sql } from 'drizzle-orm'
 import type { Database, Db } from '../../db/client.ts'
 import { IMPORT_LOCK } from '../../db/locks.ts'
-import { reports, users, watches, watchProfiles } from '../../db/schema.ts'
+import { reports, users, watches, watchProfiles } from '../../db/schema/index.ts'
 import type { Watch } from '../../../schemas/alerts.ts'
 import { toMonth } from '../../engine/index.ts'
 import { notFound, ReportNotReady, Unauthorized, WatchLimitReached } from '../../errors.ts'

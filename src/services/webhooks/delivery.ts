@@ -1,8 +1,8 @@
-// Sending deliveries (docs/decisions.md, Webhooks). The webhook_deliveries table is the queue: a
-// pending delivery whose next_attempt_at has come is due. A worker claims due deliveries with
-// `FOR UPDATE SKIP LOCKED` and, in the same statement, moves their next_attempt_at one lease ahead
-// (longer than an attempt's deadline), so no other worker takes them while the attempt runs; a
-// worker that dies mid-attempt leaves the lease to run out, and another worker makes the attempt
+// Sending deliveries (docs/decisions/programs.md, Webhooks). The webhook_deliveries table is the
+// queue: a pending delivery whose next_attempt_at has come is due. A worker claims due deliveries
+// with `FOR UPDATE SKIP LOCKED` and, in the same statement, moves their next_attempt_at one lease
+// ahead (longer than an attempt's deadline), so no other worker takes them while the attempt runs;
+// a worker that dies mid-attempt leaves the lease to run out, and another worker makes the attempt
 // again, with the same webhook-id. An attempt's outcome is written only if the delivery is still
 // pending at the attempt count it was claimed with, so a late writer changes nothing.
 // Outcomes: any 2xx delivered; 410 disables the endpoint and fails its pending deliveries; anything
@@ -70,8 +70,8 @@ export function createDeliverer (deps: DelivererDeps) {
    * in `fair.busyEndpoints` (this worker is already sending to it), at most one per endpoint, and at
    * most `fair.perAccount` per account less what that account already has in flight here
    * (`fair.busyAccounts`). One account's hanging endpoints then hold only its own share of the
-   * senders (docs/decisions.md, Webhooks). The first SCAN_ROWS due rows of accounts and endpoints
-   * with room are looked at; what is left waits for the next claim.
+   * senders (docs/decisions/programs.md, Webhooks). The first SCAN_ROWS due rows of accounts and
+   * endpoints with room are looked at; what is left waits for the next claim.
    */
   async function claim (limit: number, fair: Fairness = NO_FAIRNESS): Promise<Claimed[]> {
     const accounts = [...fair.busyAccounts]

@@ -1,10 +1,11 @@
 // Webhook events written as deliveries inside the transaction of the change that causes them
-// (docs/decisions.md, Webhooks): one delivery per enabled endpoint of the user subscribed to the
-// event, due at once (the first step of the retry schedule). If the transaction rolls back, no
-// delivery exists; once it commits, the delivery workers find it (src/services/webhooks/delivery.ts).
+// (docs/decisions/programs.md, Webhooks): one delivery per enabled endpoint of the user subscribed
+// to the event, due at once (the first step of the retry schedule). If the transaction rolls back,
+// no delivery exists; once it commits, the delivery workers find it
+// (src/services/webhooks/delivery.ts).
 import { and, arrayContains, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { webhookDeliveries, webhookEndpoints } from '../../db/schema.ts'
+import { webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts'
 import type { WebhookEventType } from '../../../schemas/webhooks.ts'
 import type { Alert } from '../../../schemas/alerts.ts'
 

@@ -1,11 +1,12 @@
-// Webhook endpoints and their delivery log (docs/decisions.md, Webhooks): an account registers URLs
-// for events, each with a secret shown once; rotates a secret (the previous one keeps signing for
-// 24 h); sends a test event; reads what was delivered and asks for a delivery again. Deliveries are
-// written here or in the transaction of the change that causes them (./events.ts) and sent by the
-// delivery workers (./delivery.ts). Another account's endpoint is 404, as an unknown one.
+// Webhook endpoints and their delivery log (docs/decisions/programs.md, Webhooks): an account
+// registers URLs for events, each with a secret shown once; rotates a secret (the previous one
+// keeps signing for 24 h); sends a test event; reads what was delivered and asks for a delivery
+// again. Deliveries are written here or in the transaction of the change that causes them
+// (./events.ts) and sent by the delivery workers (./delivery.ts). Another account's endpoint is
+// 404, as an unknown one.
 import { and, count, desc, eq, sql } from 'drizzle-orm'
 import type { Database } from '../../db/client.ts'
-import { idempotencyKeys, users, webhookDeliveries, webhookEndpoints } from '../../db/schema.ts'
+import { idempotencyKeys, users, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts'
 import { Conflict, NotFound } from '../../errors.ts'
 import { isUuid } from '../../../schemas/common.ts'
 import type { WebhookEventType } from '../../../schemas/webhooks.ts'
@@ -13,11 +14,11 @@ import { eventBody, firstAttemptAt } from './events.ts'
 import { newSecret } from './signing.ts'
 import { endpointUrl } from './url-rules.ts'
 
-/** endpoints one account may have (docs/decisions.md, Webhooks) */
+/** endpoints one account may have (docs/decisions/programs.md, Webhooks) */
 export const MAX_ENDPOINTS = 10
 /** how long a rotated-out secret keeps signing */
 export const PREVIOUS_SECRET_MS = 24 * 3600_000
-/** test deliveries one endpoint may be sent per TEST_WINDOW_S (docs/decisions.md, Webhooks) */
+/** test deliveries one endpoint may be sent per TEST_WINDOW_S (docs/decisions/programs.md, Webhooks) */
 export const TEST_DELIVERIES_PER_WINDOW = 5
 export const TEST_WINDOW_S = 60
 
@@ -83,7 +84,8 @@ export function createWebhookService (deps: WebhookServiceDeps) {
      * The endpoint and its deliveries are gone (a delivery in flight finds nothing to record), and so
      * is the stored answer of an idempotent POST /webhooks that created it: that answer holds the
      * secret, and a replay must not hand out the secret of an endpoint that no longer exists
-     * (docs/decisions.md, Webhooks). The answer is the 201 whose body names the endpoint's id.
+     * (docs/decisions/programs.md, Webhooks). The answer is the 201 whose body names the endpoint's
+     * id.
      */
     async remove (userId: string, id: string): Promise<void> {
       if (!isUuid(id)) throw new NotFound('webhook not found')

@@ -1,7 +1,8 @@
-// Standard Webhooks secrets and signatures (docs/decisions.md, Webhooks). A secret is `whsec_` + base64
-// of 32 random bytes; a signature is `v1,` + base64 of HMAC-SHA256 over `<id>.<timestamp>.<body>`
-// keyed with the secret's bytes. During a rotation every live secret signs, space-separated, so a
-// receiver that still holds the old secret and one that already holds the new both verify.
+// Standard Webhooks secrets and signatures (docs/decisions/programs.md, Webhooks). A secret is
+// `whsec_` + base64 of 32 random bytes; a signature is `v1,` + base64 of HMAC-SHA256 over
+// `<id>.<timestamp>.<body>` keyed with the secret's bytes. During a rotation every live secret
+// signs, space-separated, so a receiver that still holds the old secret and one that already holds
+// the new both verify.
 import { createHmac, randomBytes } from 'node:crypto'
 
 const PREFIX = 'whsec_'

@@ -1,6 +1,7 @@
-// Which endpoint URLs an account may register (docs/decisions.md, Webhooks). Checked when the endpoint
-// is created, on what the URL itself says; the address a name resolves to is checked when a delivery
-// connects (src/services/outbound/addresses.ts), since a name can point elsewhere by then.
+// Which endpoint URLs an account may register (docs/decisions/programs.md, Webhooks). Checked when
+// the endpoint is created, on what the URL itself says; the address a name resolves to is checked
+// when a delivery connects (src/services/outbound/addresses.ts), since a name can point elsewhere
+// by then.
 import { BadRequest } from '../../errors.ts'
 import { isPublicAddress, literalAddress } from '../outbound/addresses.ts'
 
