@@ -4,8 +4,8 @@
 // were compiled again for each route and status (over a thousand serializers for one app), and a
 // process that builds many apps (the test suite builds one per test) compiled everything each time.
 // The schemas are module constants (schemas/), so the object is the key, and a compiled function
-// depends on nothing but its schema, the shared schemas and the options (see docs/decisions.md,
-// Schema compilers).
+// depends on nothing but its schema, the shared schemas and the options (docs/decisions/the-house.md,
+// Test suite).
 import { createRequire } from 'node:module'
 import type { FastifyServerOptions } from 'fastify'
 
