@@ -70,7 +70,8 @@ export default class SummaryReporter extends Transform {
     }
     for (const res of this.failures) {
       this.push(`\nnot ok ${res.fullname}\n`)
-      if (res.diag) this.push(stringify(res.diag).replace(/^/gm, '  '))
+      // a diagnostic may hold what YAML has no tag for (a function a failed test passed on): as text
+      if (res.diag) this.push(stringify(res.diag, (_key, value) => typeof value === 'function' ? `[function ${value.name || 'anonymous'}]` : value).replace(/^/gm, '  '))
     }
     if (this.fileTimes.length) {
       this.push('\nslowest test files:\n')
