@@ -16,8 +16,9 @@ import { ingest } from './scenarios/import.ts'
 import { alerts } from './scenarios/alerts.ts'
 import { adminSearch } from './scenarios/admin-search.ts'
 import { capacity } from './scenarios/capacity.ts'
+import { fleet } from './scenarios/fleet.ts'
 
-const SCENARIOS: Scenario[] = [authInfo, reportRead, signin, refresh, tls, sse, engine, ingest, alerts, adminSearch, capacity]
+const SCENARIOS: Scenario[] = [authInfo, reportRead, signin, refresh, tls, sse, engine, ingest, alerts, adminSearch, capacity, fleet]
 
 function pick (args: string[]): Scenario[] {
   if (args.length === 0 || args.includes('all')) return SCENARIOS
