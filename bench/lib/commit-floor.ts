@@ -18,6 +18,8 @@ export interface CommitFloor {
   backendCpuMsPerCommit: number
   backgroundCpuMsPerCommit: number
   clients: number
+  /** client backends of other databases active meanwhile (bench/lib/cpu.ts) */
+  othersActive: number
 }
 
 export async function commitFloor (url: string, meter: DatabaseMeter, opts: { clients: number, seconds: number }): Promise<CommitFloor> {
@@ -45,7 +47,8 @@ export async function commitFloor (url: string, meter: DatabaseMeter, opts: { cl
       perBackendCore: round(commits / work.backendCpu, 1),
       backendCpuMsPerCommit: round(work.backendCpu * 1000 / commits, 4),
       backgroundCpuMsPerCommit: round(work.backgroundCpu * 1000 / commits, 4),
-      clients: opts.clients
+      clients: opts.clients,
+      othersActive: work.othersActive
     }
   } finally {
     await sql.end({ timeout: 5 })

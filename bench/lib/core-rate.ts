@@ -34,7 +34,7 @@ export interface CoreFigures {
   requests: number
   cpuSeconds: number
   /** the database's work per request: CPU of its backends and of the server's background processes (ms), write transactions */
-  database?: { backendCpuMs: number, backgroundCpuMs: number, writes: number, perBackendCore: number }
+  database?: { backendCpuMs: number, backgroundCpuMs: number, writes: number, perBackendCore: number, othersActive: number }
   rounds: Array<Omit<Round, 'database'>>
 }
 
@@ -70,7 +70,8 @@ function figures (label: string, rounds: Round[]): CoreFigures {
             backendCpuMs: round(sum('backendCpu') * 1000 / requests, 4),
             backgroundCpuMs: round(sum('backgroundCpu') * 1000 / requests, 4),
             writes: round(sum('writes') / requests, 3),
-            perBackendCore: round(requests / Math.max(sum('backendCpu'), 0.01), 1)
+            perBackendCore: round(requests / Math.max(sum('backendCpu'), 0.01), 1),
+            othersActive: Math.max(...db!.map((w) => w.othersActive))
           }
         }
       : {}),
@@ -88,7 +89,7 @@ export async function compareCores (baseline: CoreSide, candidate: CoreSide, dur
       rounds[key].push(r)
       printRow(`round ${i + 1} ${key === 'b' ? 'baseline' : 'candidate'}`, r)
       console.log(`      ${(r.requests / r.cpuSeconds).toFixed(1)} requests per CPU-second (${r.requests} requests, ${r.cpuSeconds.toFixed(2)} s CPU)` +
-        (r.database ? `; database ${(r.database.backendCpu * 1000 / r.requests).toFixed(3)} ms backend CPU and ${(r.database.writes / r.requests).toFixed(2)} writes a request` : ''))
+        (r.database ? `; database ${(r.database.backendCpu * 1000 / r.requests).toFixed(3)} ms backend CPU and ${(r.database.writes / r.requests).toFixed(2)} writes a request${r.database.othersActive ? ` (${r.database.othersActive} backends of other databases active: their writes are counted too)` : ''}` : ''))
     }
   }
   const b = figures(baseline.label, rounds.b)

@@ -57,10 +57,12 @@ export interface DatabaseWork {
   backendCpu: number
   /** CPU seconds of PostgreSQL's background processes, shared by every database of the server */
   backgroundCpu: number
-  /** transaction ids taken: transactions that wrote, the server's whole (others' writes included) */
+  /** transaction ids taken: transactions that wrote, the server's whole (see othersActive) */
   writes: number
   /** the database's client connections at the end */
   connections: number
+  /** client backends of other databases that ran something in the window: their writes are in `writes` too */
+  othersActive: number
 }
 
 export interface DatabaseMeter {
@@ -87,13 +89,20 @@ export function databaseMeter (sql: postgres.Sql, database: string): DatabaseMet
       const before = await pids()
       const cpu = new Map([...before.backends, ...before.background].map((pid) => [pid, cpuSeconds(pid)]))
       const xid = await nextXid()
+      const [{ at }] = await sql<Array<{ at: Date }>>`select clock_timestamp() as at`
       return async () => {
         const after = await pids()
+        const writes = await nextXid() - xid
+        const [{ n }] = await sql<Array<{ n: number }>>`
+          select count(*)::int as n from pg_stat_activity
+          where backend_type = 'client backend' and datname <> ${database} and pid <> pg_backend_pid()
+            and (state = 'active' or state_change > ${at})`
         return {
           backendCpu: cpuSince(after.backends, cpu),
           backgroundCpu: cpuSince(after.background, cpu),
-          writes: await nextXid() - xid,
-          connections: after.backends.length
+          writes,
+          connections: after.backends.length,
+          othersActive: n
         }
       }
     }

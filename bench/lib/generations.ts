@@ -35,7 +35,7 @@ export interface GenerationFigures {
   workerCpuMs: number
   /** the queueing request's CPU in the web instance, per generation */
   webCpuMs: number
-  database: { backendCpuMs: number, backgroundCpuMs: number, writes: number, perBackendCore: number }
+  database: { backendCpuMs: number, backgroundCpuMs: number, writes: number, perBackendCore: number, othersActive: number }
   failed: number
   workers: number
   /** one stored report: its body's bytes, its details' bytes as JSON text and as stored (jsonb, compressed) */
@@ -130,7 +130,8 @@ export async function generationRate (ctx: ScenarioContext, opts: { app: Child, 
       backendCpuMs: round(work.backendCpu * 1000 / n, 3),
       backgroundCpuMs: round(work.backgroundCpu * 1000 / n, 3),
       writes: round(work.writes / n, 2),
-      perBackendCore: round(n / work.backendCpu, 1)
+      perBackendCore: round(n / work.backendCpu, 1),
+      othersActive: work.othersActive
     },
     failed,
     workers: opts.workers,

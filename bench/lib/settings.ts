@@ -77,14 +77,14 @@ export const settings = {
   /** scenario 11: instances of the transport ceilings, the event rates tried in turn (events a second, all instances), seconds of each */
   capacityInstances: Math.max(1, Math.floor(num('BENCH_CAPACITY_INSTANCES', 2))),
   capacityRates: counts('BENCH_CAPACITY_RATES', [100, 200, 400, 800, 1600, 3200]),
-  capacityStepSeconds: Math.max(1, num('BENCH_CAPACITY_STEP', 3)),
+  capacityStepSeconds: Math.max(1, num('BENCH_CAPACITY_STEP', 2)),
   /** scenarios 11 and 12: reports each instance holds streams of, and streams per report */
   fleetReports: Math.max(1, Math.floor(num('BENCH_FLEET_REPORTS', 10))),
   fleetStreams: Math.max(1, Math.floor(num('BENCH_FLEET_STREAMS', 2))),
   /** scenario 12 (fleet): instance counts in turn, events a second per instance, seconds of each window */
   fleetInstances: counts('BENCH_FLEET_INSTANCES', [1, 2, 4, 8]),
   fleetRate: Math.max(1, num('BENCH_FLEET_RATE', 40)),
-  fleetSeconds: Math.max(1, num('BENCH_FLEET_SECONDS', 5)),
+  fleetSeconds: Math.max(1, num('BENCH_FLEET_SECONDS', 4)),
   /** the transports scenarios 11 and 12 run (notify, redis) */
   transports: (process.env.BENCH_TRANSPORTS || 'notify,redis').split(',').map((t) => t.trim()).filter((t): t is 'notify' | 'redis' => t === 'notify' || t === 'redis'),
   /** npm run load: connections over the mix, seconds, and how long the server may settle before "after" */

@@ -155,6 +155,8 @@ export const capacity: Scenario = {
     const checks = {
       noErrors: Object.values(cores).every((c) => c.candidate.errors === 0 && c.baseline.errors === 0),
       generationsReady: generations.failed === 0,
+      // the write counts are the server's: another database's writes in a window would be counted with ours
+      databaseAlone: [cores.signins, cores.refreshes, cores.sessionChecks].every((c) => c.candidate.database?.othersActive === 0) && generations.database.othersActive === 0 && floor.othersActive === 0,
       everyEventDelivered: Object.values(transports).every((t) => [t.baseline, t.candidate].every((s) => s.steps.slice(0, -1).every((w) => w.deliveredAll)))
     }
     return {
@@ -186,7 +188,7 @@ export const capacity: Scenario = {
       checks,
       notes: [
         'per core: requests per CPU-second of the server process (/proc/<pid>/stat, all its threads: argon2 runs on the thread pool), every request autocannon sent counted, a drain request after each round',
-        'per database: CPU of the scenario database\'s backends and of PostgreSQL\'s background processes over the same rounds; writes are transaction ids taken (transactions that wrote, server-wide)',
+        'per database: CPU of the scenario database\'s backends and of PostgreSQL\'s background processes over the same rounds; writes are transaction ids taken (transactions that wrote, server-wide: checks.databaseAlone says whether another database ran anything meanwhile)',
         'per instance: the peak RSS before the first stream (VmHWM; each server fresh, with npm start\'s V8 flags) plus RSS per stream (after compacting collections, a line through 0 and each count), extrapolated to the budget; busyPeakMiB: the peak RSS of the service process that served every request of the run before, busyStreams what the budget leaves it',
         `per transport: ${n} instances, each holding ${settings.fleetReports} reports x ${settings.fleetStreams} streams; a step passes when every event reaches every stream of its report, p99 <= ${P99_MS} ms and the publisher keeps up; the ceiling is the last rate that passed`,
         'everything shares two cores with the load client, the publisher and PostgreSQL: these are the shape of the ceilings, their size on a dedicated core is higher'
