@@ -39,6 +39,8 @@ export interface FleetOptions {
   reports: string[]
   reportsPerInstance: number
   streamsPerReport: number
+  /** more of the service's environment (a pooler's URLs) */
+  env?: Record<string, string>
 }
 
 export interface Instance { child: Child, reports: string[] }
@@ -58,7 +60,7 @@ export function createFleet (ctx: ScenarioContext, client: SseClient, opts: Flee
       ? await startService(ctx.run, {
         name: name(i),
         databaseUrl: opts.databaseUrl,
-        env: { EVENTS_URL: opts.transport === 'redis' ? opts.redisUrl : '', SSE_MAX_STREAMS_PER_USER: '100000' },
+        env: { EVENTS_URL: opts.transport === 'redis' ? opts.redisUrl : '', SSE_MAX_STREAMS_PER_USER: '100000', ...opts.env },
         // instances started together on two busy cores
         readyTimeoutMs: 180_000
       })

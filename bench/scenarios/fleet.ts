@@ -3,14 +3,18 @@
 // its own (BENCH_FLEET_REPORTS x BENCH_FLEET_STREAMS) and getting BENCH_FLEET_RATE events a second
 // for them, so that the load per instance stays the same as instances are added. Counted: every
 // event on every stream of its report (asserted), publish-to-receive latency, and each instance's
-// CPU per event it delivered (/proc/<pid>/stat, bench/lib/fleet.ts), with the database's and the
-// Redis server's CPU per event beside it. With NOTIFY every instance hears every event, so its work
-// per event should grow with the instances; with the broker it hears only its own, so it should not
-// (docs/decisions.md, Events through a broker).
+// CPU per event it delivered (/proc, bench/lib/fleet.ts), with the database's and the Redis
+// server's CPU per event beside it. With NOTIFY every instance hears every event, so its work per
+// event should grow with the instances; with the broker it hears only its own, so it should not
+// (docs/decisions.md, Events through a broker): at the most instances, a window with events for the
+// first instance's reports alone measures what the others spend on an event they hold no stream of.
+// The instances reach the database through a private PgBouncer (bench/lib/pooler.ts), as eight
+// instances should.
 // Eight instances, the database, Redis, the publisher and the client share two cores here: the
 // figures show how the cost per event grows, not what it is on a machine per instance.
 import postgres from 'postgres'
 import { databaseMeter, type DatabaseMeter } from '../lib/cpu.ts'
+import { poolerFor } from '../lib/pooler.ts'
 import { createFleet, createPublisher, idleWindow, localRedisPid, runWindow, windowLine, type Fleet, type Publisher, type WindowFigures } from '../lib/fleet.ts'
 import { round } from '../lib/results.ts'
 import { settings } from '../lib/settings.ts'
@@ -21,8 +25,8 @@ import { draftReport, importStreamProfile, SseClient } from '../lib/streams.ts'
 
 /** with the broker an instance should spend next to nothing on an event for another instance's streams: at most this share of what NOTIFY costs it */
 const SPARED = 0.25
-/** connections an instance holds at this load, at most (its pool opens as its reads need; LISTEN one) */
-const CONNECTIONS_PER_INSTANCE = 6
+/** server connections the run holds besides one LISTEN per instance: the pooler's (.ci/pgbouncer: 10 a database), the publisher's, the meter's, and room for other people's */
+const CONNECTIONS_BESIDES = 40
 /** the events of the overheard window, in units of BENCH_FLEET_RATE, all for the first instance's reports */
 const OVERHEARD_RATE = 4
 
@@ -75,7 +79,7 @@ export const fleet: Scenario = {
     const sql = postgres(db.url, { max: 1, onnotice: () => {} })
     ctx.defer(async () => { await sql.end({ timeout: 5 }) })
     const [room] = await sql<Array<{ free: number }>>`select current_setting('max_connections')::int - (select count(*) from pg_stat_activity)::int as free`
-    const fits = Math.floor((room.free - 20) / CONNECTIONS_PER_INSTANCE)
+    const fits = room.free - CONNECTIONS_BESIDES
     const counts = [...settings.fleetInstances].sort((a, b) => a - b).filter((n) => n <= fits)
     if (counts.length < settings.fleetInstances.length) console.log(`  only ${room.free} connections free on the server: instance counts above ${fits} left out`)
     if (counts.length === 0) throw new Error(`${room.free} connections free on the server: not enough for one instance`)
@@ -83,6 +87,9 @@ export const fleet: Scenario = {
     const reports: string[] = []
     for (let i = 0; i < most * settings.fleetReports; i++) reports.push(await draftReport(app, user))
     await app.stop()
+    // eight instances' pools of 10 and more would take most of a server's 100 connections: the
+    // instances share a pooler's few, as the scale-out section says to run them
+    const pooled = poolerFor(ctx, db.url)
 
     const client = new SseClient(most * settings.fleetReports * settings.fleetStreams + 2048)
     ctx.defer(() => client.stop())
@@ -91,7 +98,7 @@ export const fleet: Scenario = {
     const overheard: Record<string, Overheard> = {}
     for (const transport of settings.transports) {
       console.log(`  ${transport}: ${counts.join(', ')} instances, ${settings.fleetReports} reports x ${settings.fleetStreams} streams each, ${settings.fleetRate} events/s per instance for ${settings.fleetSeconds} s`)
-      const f = createFleet(ctx, client, { kind: 'service', transport, databaseUrl: db.url, redisUrl: settings.redisUrl, user, reports, reportsPerInstance: settings.fleetReports, streamsPerReport: settings.fleetStreams })
+      const f = createFleet(ctx, client, { kind: 'service', transport, databaseUrl: db.url, redisUrl: settings.redisUrl, user, reports, reportsPerInstance: settings.fleetReports, streamsPerReport: settings.fleetStreams, env: pooled })
       const publisher = await createPublisher({ databaseUrl: db.url, transport, redisUrl: settings.redisUrl, connections: 4 })
       const redisPid = transport === 'redis' ? await localRedisPid(settings.redisUrl) : undefined
       const steps: Step[] = []
@@ -159,7 +166,7 @@ export const fleet: Scenario = {
       met: Object.values(checks).every(Boolean),
       checks,
       notes: [
-        `each instance: the service as npm start runs it, WORKERS=0, ${settings.fleetReports} reports x ${settings.fleetStreams} streams of its own, ${settings.fleetRate} events/s for its reports; a 1 s window before each counted one`,
+        `each instance: the service as npm start runs it, WORKERS=0, through a PgBouncer in transaction mode (.ci/pgbouncer; DATABASE_PREPARE=off, LISTEN direct), ${settings.fleetReports} reports x ${settings.fleetStreams} streams of its own, ${settings.fleetRate} events/s for its reports; a 1 s window before each counted one`,
         'CPU per event: the instance process\'s CPU over the window (/proc/<pid>/task/*/schedstat) / the events of its reports; it includes what the instance does besides (timers, heartbeats), the same at every count',
         `overheard: at ${most} instances, ${settings.fleetSeconds} s idle, then ${settings.fleetSeconds} s of ${settings.fleetRate * OVERHEARD_RATE} events/s for the first instance's reports alone; the others' CPU less their idle CPU, per event`,
         'on two shared cores this is the shape of the cost as instances are added, not its size on a machine per instance'
