@@ -136,19 +136,21 @@ export const capacity: Scenario = {
       transports[transport] = { baseline: sides.raw, candidate: sides.service, ratio: round(sides.service.ceiling / Math.max(1, sides.raw.ceiling)) }
     }
 
-    // per database core: operations per CPU-second of the backends, and the commits (write transactions) they make
+    // per database core: operations per CPU-second of the backends, and the commits (write transactions)
+    // they make; an operation that writes less than once in ten (a refresh: its session row is kept in
+    // memory) has no commit rate worth the name, and no ratio
     const perDatabase = Object.fromEntries(([
       ['signins', cores.signins.candidate.database!],
       ['refreshes', cores.refreshes.candidate.database!],
       ['generations', generations.database]
-    ] as const).map(([k, d]) => [k, { ...d, commitsPerBackendCore: round(d.perBackendCore * d.writes, 1), ratio: round(d.perBackendCore * d.writes / floor.perBackendCore) }]))
-    console.log(`  per database core (the simplest commit ${floor.perBackendCore}/s): ` + Object.entries(perDatabase).map(([k, d]) => `${k} ${d.perBackendCore}/s, ${d.writes} commits each, ${d.commitsPerBackendCore} commits/s`).join('; '))
+    ] as const).map(([k, d]) => [k, { ...d, commitsPerBackendCore: round(d.perBackendCore * d.writes, 1), ratio: d.writes >= 0.1 ? round(d.perBackendCore * d.writes / floor.perBackendCore) : null }]))
+    console.log(`  per database core (the simplest commit ${floor.perBackendCore}/s): ` + Object.entries(perDatabase).map(([k, d]) => `${k} ${d.perBackendCore}/s, ${d.writes} commits each${d.ratio === null ? '' : `, ${d.commitsPerBackendCore} commits/s`}`).join('; '))
     const ratios = {
       sessionChecks: cores.sessionChecks.ratio,
       signins: cores.signins.ratio,
       refreshes: cores.refreshes.ratio,
       generations: round(generations.perCore / engine.perCore),
-      ...Object.fromEntries(Object.entries(perDatabase).map(([k, d]) => [`database-${k}`, d.ratio])),
+      ...Object.fromEntries(Object.entries(perDatabase).filter(([, d]) => d.ratio !== null).map(([k, d]) => [`database-${k}`, d.ratio])),
       streams: round(memory.candidate.streams / memory.baseline.streams),
       ...Object.fromEntries(Object.entries(transports).map(([t, f]) => [`events-${t}`, f.ratio]))
     }
