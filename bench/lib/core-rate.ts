@@ -38,7 +38,8 @@ export interface CoreFigures {
   rounds: Array<Omit<Round, 'database'>>
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
+/** the upper median: of two rounds, the worse latency */
+const upperMedian = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 
 async function measure (side: CoreSide, duration: number): Promise<Round> {
   const window = await side.database?.start()
@@ -59,8 +60,8 @@ function figures (label: string, rounds: Round[]): CoreFigures {
     label,
     perCore: round(requests / cpu, 1),
     rps: round(rounds.reduce((a, r) => a + r.rps, 0) / rounds.length, 1),
-    p50: median(rounds.map((r) => r.p50)),
-    p99: median(rounds.map((r) => r.p99)),
+    p50: upperMedian(rounds.map((r) => r.p50)),
+    p99: upperMedian(rounds.map((r) => r.p99)),
     errors: rounds.reduce((a, r) => a + r.errors, 0),
     requests,
     cpuSeconds: round(cpu, 2),

@@ -15,7 +15,7 @@ import { createEventPublisher } from '../../src/services/events/index.ts'
 import { announce, appendEvent } from '../../src/services/reports/events.ts'
 import { cpuSeconds, type DatabaseMeter, type DatabaseWork } from './cpu.ts'
 import { startChild, type Child } from './processes.ts'
-import { round } from './results.ts'
+import { percentile, round } from './results.ts'
 import type { ScenarioContext } from './scenario.ts'
 import { API, type SignedIn } from './seed.ts'
 import { startService } from './service.ts'
@@ -157,8 +157,6 @@ export interface WindowFigures {
   database?: { backendCpuMsPerEvent: number, backgroundCpuMsPerEvent: number, connections: number }
   redisCpuMsPerEvent?: number
 }
-
-const percentile = (sorted: number[], p: number) => sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN
 
 /**
  * `rate` events a second for `seconds` over the reports of every instance (or of `only` those), then

@@ -9,6 +9,7 @@ import postgres from 'postgres'
 import { createDatabase } from '../../src/db/client.ts'
 import { computeReport, formatMonth, reportMonth, toMonth } from '../../src/engine/index.ts'
 import { loadReportInput } from '../../src/services/reports/loader.ts'
+import { inParallel } from './accounts.ts'
 import { cpuSeconds, databaseMeter, type DatabaseMeter } from './cpu.ts'
 import { freePort, request, startChild, type Child } from './processes.ts'
 import { round } from './results.ts'
@@ -53,29 +54,22 @@ export interface EngineFigures {
 
 const cpuOf = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1e6
 
-async function inParallel<T> (items: T[], job: (item: T) => Promise<void>): Promise<void> {
-  let next = 0
-  await Promise.all(Array.from({ length: PARALLEL }, async () => {
-    while (next < items.length) await job(items[next++])
-  }))
-}
-
 async function drafts (app: Child, user: SignedIn, profiles: Array<{ source: string, username: string }>, n: number): Promise<string[]> {
   const ids: string[] = []
-  await inParallel(Array.from({ length: n }, (_, i) => i), async () => {
+  await inParallel(n, async () => {
     const res = await request(`${app.url}${API}/report`, { method: 'POST', headers: { authorization: `Bearer ${user.token}` }, body: JSON.stringify({ profiles }) })
     if (res.status !== 201) throw new Error(`report creation failed: ${res.status} ${res.body}`)
     ids.push((JSON.parse(res.body) as { id: string }).id)
-  })
+  }, PARALLEL)
   return ids
 }
 
 /** queue them all, then wait until each is ready or failed (read from the database, on the meter's connection) */
 async function generate (app: Child, user: SignedIn, sql: postgres.Sql, ids: string[]): Promise<number> {
-  await inParallel(ids, async (id) => {
-    const res = await request(`${app.url}${API}/report/${id}/generate`, { method: 'POST', headers: { authorization: `Bearer ${user.token}` } })
+  await inParallel(ids.length, async (i) => {
+    const res = await request(`${app.url}${API}/report/${ids[i]}/generate`, { method: 'POST', headers: { authorization: `Bearer ${user.token}` } })
     if (res.status !== 202) throw new Error(`generate failed: ${res.status} ${res.body}`)
-  })
+  }, PARALLEL)
   const until = Date.now() + 300_000
   for (;;) {
     const [row] = await sql<Array<{ done: number, failed: number }>>`

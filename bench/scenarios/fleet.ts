@@ -16,7 +16,7 @@ import postgres from 'postgres'
 import { databaseMeter, type DatabaseMeter } from '../lib/cpu.ts'
 import { poolerFor } from '../lib/pooler.ts'
 import { createFleet, createPublisher, idleWindow, localRedisPid, runWindow, windowLine, type Fleet, type Publisher, type WindowFigures } from '../lib/fleet.ts'
-import { round } from '../lib/results.ts'
+import { mean, median, round } from '../lib/results.ts'
 import { settings } from '../lib/settings.ts'
 import { signedInUser } from '../lib/seed.ts'
 import type { Scenario } from '../lib/scenario.ts'
@@ -32,8 +32,6 @@ const OVERHEARD_RATE = 8
 /** ms between the last counted window and the idle one */
 const SETTLE_MS = 3000
 
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 
 interface Step { instances: number, window: WindowFigures, cpuMsPerEvent: number }
 

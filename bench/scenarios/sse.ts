@@ -12,7 +12,7 @@ import { notifyPublisher } from '../../src/services/events/index.ts'
 import { announce, appendEvent } from '../../src/services/reports/events.ts'
 import { freshDatabase } from '../lib/database.ts'
 import { hardNofile, startChild, type Child } from '../lib/processes.ts'
-import { round } from '../lib/results.ts'
+import { percentile, round } from '../lib/results.ts'
 import { settings } from '../lib/settings.ts'
 import { API, signedInUser } from '../lib/seed.ts'
 import { startService } from '../lib/service.ts'
@@ -60,8 +60,6 @@ interface Measured {
   p99: number
   max: number
 }
-
-const percentile = (sorted: number[], p: number) => sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN
 
 async function measure (client: SseClient, t: Target, streams: number, publishes: number, seq: { next: number }, snapshots = false): Promise<Measured> {
   const snap = async (when: string) => {
