@@ -12,7 +12,8 @@
 //   passes 200 ms, NOTIFY and Redis, against the raw SSE server fed by the same transport
 //   (bench/lib/fleet.ts).
 // Not a pass/fail benchmark: `met` says every figure was measured cleanly (no errors, every event on
-// every stream); the ratios say what part of a bare core, disk or transport the service keeps.
+// every stream, no other database of the server busy while writes were counted); the ratios say
+// what part of a bare core, database core or transport the service keeps.
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { perClient, seedAccounts } from '../lib/accounts.ts'
@@ -38,7 +39,8 @@ const FLOOR_CLIENTS = 16
 const FLOOR_SECONDS = 3
 const WARMUP_STREAMS = 500
 
-async function ok (child: Child, path: string, init: { method?: string, headers?: Record<string, string>, body?: string }) {
+/** one request more, answered once those before it are (bench/lib/core-rate.ts) */
+async function drain (child: Child, path: string, init: { method?: string, headers?: Record<string, string>, body?: string }) {
   const res = await request(`${child.url}${path}`, { ...init, timeoutMs: 300_000 })
   if (res.status >= 300) console.log(`    (${path}: the drain was answered ${res.status})`)
 }
@@ -69,14 +71,14 @@ export const capacity: Scenario = {
     const first = accounts[0]
     const kinds: Array<[string, CoreSide, CoreSide]> = [
       ['sessionChecks',
-        { label: 'bare GET /hello', pid: pid(bare), spec: { url: `${bare.url}/hello`, connections: settings.connections, pipelining: 1, requestSets: bearer }, drain: () => ok(bare, '/hello', {}) },
-        { label: 'GET /auth/info', pid: pid(app), database: meter, spec: { url: `${app.url}${API}/auth/info`, connections: settings.connections, pipelining: 1, requestSets: bearer }, drain: () => ok(app, `${API}/auth/info`, { headers: { authorization: `Bearer ${first.token}` } }) }],
+        { label: 'bare GET /hello', pid: pid(bare), spec: { url: `${bare.url}/hello`, connections: settings.connections, pipelining: 1, requestSets: bearer }, drain: () => drain(bare, '/hello', {}) },
+        { label: 'GET /auth/info', pid: pid(app), database: meter, spec: { url: `${app.url}${API}/auth/info`, connections: settings.connections, pipelining: 1, requestSets: bearer }, drain: () => drain(app, `${API}/auth/info`, { headers: { authorization: `Bearer ${first.token}` } }) }],
       ['signins',
-        { label: 'argon2.verify alone', pid: pid(bare), spec: { url: `${bare.url}/argon2`, method: 'POST', headers: json, connections: settings.connections, pipelining: 1, requestSets: signins, timeout: 120 }, drain: () => ok(bare, '/argon2', { method: 'POST', body: JSON.stringify({ password: PASSWORD }) }) },
-        { label: 'POST /auth/signin', pid: pid(app), database: meter, spec: { url: `${app.url}${API}/auth/signin`, method: 'POST', headers: json, connections: settings.connections, pipelining: 1, requestSets: signins, timeout: 120 }, drain: () => ok(app, `${API}/auth/signin`, { method: 'POST', body: JSON.stringify({ email: first.email, password: PASSWORD }) }) }],
+        { label: 'argon2.verify alone', pid: pid(bare), spec: { url: `${bare.url}/argon2`, method: 'POST', headers: json, connections: settings.connections, pipelining: 1, requestSets: signins, timeout: 120 }, drain: () => drain(bare, '/argon2', { method: 'POST', body: JSON.stringify({ password: PASSWORD }) }) },
+        { label: 'POST /auth/signin', pid: pid(app), database: meter, spec: { url: `${app.url}${API}/auth/signin`, method: 'POST', headers: json, connections: settings.connections, pipelining: 1, requestSets: signins, timeout: 120 }, drain: () => drain(app, `${API}/auth/signin`, { method: 'POST', body: JSON.stringify({ email: first.email, password: PASSWORD }) }) }],
       ['refreshes',
-        { label: 'bare POST /hello', pid: pid(bare), spec: { url: `${bare.url}/hello`, method: 'POST', connections: settings.connections, pipelining: 1, requestSets: cookies }, drain: () => ok(bare, '/hello', { method: 'POST' }) },
-        { label: 'POST /auth/token/refresh', pid: pid(app), database: meter, spec: { url: `${app.url}${API}/auth/token/refresh`, method: 'POST', connections: settings.connections, pipelining: 1, requestSets: cookies }, drain: () => ok(app, `${API}/auth/token/refresh`, { method: 'POST', headers: { cookie: first.cookie } }) }]
+        { label: 'bare POST /hello', pid: pid(bare), spec: { url: `${bare.url}/hello`, method: 'POST', connections: settings.connections, pipelining: 1, requestSets: cookies }, drain: () => drain(bare, '/hello', { method: 'POST' }) },
+        { label: 'POST /auth/token/refresh', pid: pid(app), database: meter, spec: { url: `${app.url}${API}/auth/token/refresh`, method: 'POST', connections: settings.connections, pipelining: 1, requestSets: cookies }, drain: () => drain(app, `${API}/auth/token/refresh`, { method: 'POST', headers: { cookie: first.cookie } }) }]
     ]
     for (const [key, baseline, candidate] of kinds) {
       console.log(`  per core: ${candidate.label} against ${baseline.label}, -c ${settings.connections} -p 1`)
