@@ -60,6 +60,7 @@ export const capacity: Scenario = {
     const meter = databaseMeter(sql, db.name)
     const app = await serviceFor(ctx, { name: 'service', databaseUrl: db.url, env: { TRUST_PROXY: '127.0.0.1', SIGNUP_FREE_REPORTS: '1000', SSE_MAX_STREAMS_PER_USER: '100000' } })
     const bare = await bareFor(ctx, { BENCH_PASSWORD: PASSWORD })
+    console.log(`  ${settings.cores} cores shared by the servers, the load client, the database and the publisher: per-core and per-event figures carry to a larger machine better than rates a second, and the ceilings a second here are this machine's`)
     const json = { 'content-type': 'application/json' }
     const pid = (c: Child) => c.proc.pid!
 

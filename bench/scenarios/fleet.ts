@@ -95,6 +95,7 @@ export const fleet: Scenario = {
     // instances share a pooler's few, as the scale-out section says to run them
     const pooled = poolerFor(ctx, db.url)
 
+    console.log(`  ${settings.cores} cores shared by every instance, the database, Redis, the publisher and the client: the figures show how the cost per event grows with the instances, not its size on a machine per instance`)
     const client = new SseClient(most * settings.fleetReports * settings.fleetStreams + 2048)
     ctx.defer(() => client.stop())
     const meter = databaseMeter(sql, db.name)
