@@ -15,8 +15,10 @@ import { engine } from './scenarios/engine.ts'
 import { ingest } from './scenarios/import.ts'
 import { alerts } from './scenarios/alerts.ts'
 import { adminSearch } from './scenarios/admin-search.ts'
+import { capacity } from './scenarios/capacity.ts'
+import { fleet } from './scenarios/fleet.ts'
 
-const SCENARIOS: Scenario[] = [authInfo, reportRead, signin, refresh, tls, sse, engine, ingest, alerts, adminSearch]
+const SCENARIOS: Scenario[] = [authInfo, reportRead, signin, refresh, tls, sse, engine, ingest, alerts, adminSearch, capacity, fleet]
 
 function pick (args: string[]): Scenario[] {
   if (args.length === 0 || args.includes('all')) return SCENARIOS

@@ -34,7 +34,8 @@ declare module 'autocannon' {
     setupClient?: (client: Client) => void
   }
   interface Result {
-    requests: { average: number, total: number }
+    /** total: answers received; sent: requests written, those still in flight at the stop included */
+    requests: { average: number, total: number, sent: number }
     latency: { p50: number, p99: number }
     errors: number
     timeouts: number

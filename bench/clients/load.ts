@@ -45,7 +45,7 @@ if (spec.untilStopped) {
 const result = await instance
 if (spec.untilStopped) process.stdin.destroy()
 process.stdout.write(JSON.stringify({
-  requests: { average: result.requests.average, total: result.requests.total },
+  requests: { average: result.requests.average, total: result.requests.total, sent: result.requests.sent },
   latency: { p50: result.latency.p50, p99: result.latency.p99 },
   errors: result.errors,
   timeouts: result.timeouts,

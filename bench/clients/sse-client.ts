@@ -3,6 +3,10 @@
 //   {type:'expect', seq}                            -> {type:'expecting'}
 //   {type:'collect', timeoutMs}                     -> {type:'collected', seq, received, at[]} (ms, monotonic clock)
 //   {type:'close'}                                  -> {type:'closed'}
+// and, for events of many reports at once (bench/lib/fleet.ts), each stream opened with a `tag`:
+//   {type:'track'}                                  -> {type:'tracking'}: from now every `id:` line of every stream is recorded
+//   {type:'tracked', expect, timeoutMs}             -> {type:'tracked', streams: [{tag, ids[], at[]}]} once `expect`
+//                                                      ids are in (or the timeout), and recording stops
 // Receive times are process.hrtime (CLOCK_MONOTONIC), the same clock as the harness's publish time.
 //
 // Each stream is a plain TCP connection carrying one hand-written GET, and an arrival is the event's
@@ -11,19 +15,49 @@
 // publish-to-receive time. Both servers are read the same way.
 import { connect, type Socket } from 'node:net'
 
-interface Stream { socket: Socket, tail: Buffer, at: number }
+interface Stream {
+  socket: Socket
+  tail: Buffer
+  at: number
+  tag: string
+  /** tracking: the last line read, when it had no end yet; the ids read and when */
+  partial: string
+  ids: number[]
+  times: number[]
+}
 
 const streams: Stream[] = []
 let expected = -1
 let needle = Buffer.alloc(0)
 let received = 0
 let waiters: Array<() => void> = []
+let tracking = false
+let recorded = 0
+let trackTarget = Infinity
+let trackWaiters: Array<() => void> = []
 
 const now = () => Number(process.hrtime.bigint()) / 1e6
 const reply = (m: unknown) => { process.send!(m) }
 const EVENT_END = Buffer.from('\n\n')
 
+const ID_LINE = /^id: (\d+)$/gm
+
+function track (s: Stream, chunk: Buffer) {
+  const text = s.partial + chunk.toString('latin1')
+  const end = text.lastIndexOf('\n')
+  s.partial = text.slice(end + 1)
+  if (end < 0) return
+  const t = now()
+  for (const m of text.slice(0, end).matchAll(ID_LINE)) {
+    s.ids.push(Number(m[1]))
+    s.times.push(t)
+    recorded++
+  }
+  if (recorded >= trackTarget) for (const w of trackWaiters.splice(0)) w()
+}
+
 function onData (s: Stream, chunk: Buffer) {
+  if (tracking) track(s, chunk)
   if (expected < 0 || s.at >= 0) return
   // the needle may straddle two reads: look at the end of the last one too
   const seen = chunk.includes(needle) || (s.tail.length > 0 && Buffer.concat([s.tail, chunk.subarray(0, needle.length)]).includes(needle))
@@ -42,10 +76,10 @@ function request (url: URL, headers: Record<string, string>): string {
 }
 
 /** open one stream; its HTTP status once the first event is in (then it counts as open), or -1 */
-function openOne (url: URL, headers: Record<string, string>): Promise<number> {
+function openOne (url: URL, headers: Record<string, string>, tag: string): Promise<number> {
   return new Promise((resolve) => {
     const socket = connect(Number(url.port), url.hostname)
-    const s: Stream = { socket, tail: Buffer.alloc(0), at: -1 }
+    const s: Stream = { socket, tail: Buffer.alloc(0), at: -1, tag, partial: '', ids: [], times: [] }
     let head = Buffer.alloc(0)
     let settled = false
     const done = (status: number) => {
@@ -71,7 +105,7 @@ function openOne (url: URL, headers: Record<string, string>): Promise<number> {
   })
 }
 
-process.on('message', async (m: { type: string, url?: string, headers?: Record<string, string>, count?: number, concurrency?: number, seq?: number, timeoutMs?: number }) => {
+process.on('message', async (m: { type: string, url?: string, headers?: Record<string, string>, count?: number, concurrency?: number, seq?: number, timeoutMs?: number, tag?: string, expect?: number }) => {
   if (m.type === 'open') {
     const t0 = now()
     const url = new URL(m.url!)
@@ -80,7 +114,7 @@ process.on('message', async (m: { type: string, url?: string, headers?: Record<s
     const worker = async () => {
       while (next < m.count!) {
         next++
-        const status = await openOne(url, m.headers ?? {})
+        const status = await openOne(url, m.headers ?? {}, m.tag ?? '')
         statuses[status] = (statuses[status] ?? 0) + 1
       }
     }
@@ -101,6 +135,24 @@ process.on('message', async (m: { type: string, url?: string, headers?: Record<s
     }
     reply({ type: 'collected', seq: expected, received, at: streams.filter((s) => s.at >= 0).map((s) => s.at) })
     expected = -1
+  } else if (m.type === 'track') {
+    for (const s of streams) { s.partial = ''; s.ids = []; s.times = [] }
+    recorded = 0
+    trackTarget = Infinity
+    tracking = true
+    reply({ type: 'tracking' })
+  } else if (m.type === 'tracked') {
+    if (recorded < m.expect!) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, m.timeoutMs ?? 10_000)
+        trackTarget = m.expect!
+        trackWaiters.push(() => { clearTimeout(timer); resolve() })
+      })
+    }
+    tracking = false
+    trackWaiters = []
+    reply({ type: 'tracked', streams: streams.map((s) => ({ tag: s.tag, ids: s.ids, at: s.times })) })
+    for (const s of streams) { s.ids = []; s.times = [] }
   } else if (m.type === 'close') {
     for (const s of streams.splice(0)) s.socket.destroy()
     waiters = []

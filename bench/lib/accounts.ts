@@ -41,12 +41,13 @@ export interface SeedOptions {
   serviceHash?: boolean
 }
 
-async function inParallel (n: number, job: (i: number) => Promise<void>): Promise<void> {
+/** job(0) ... job(n - 1), `parallel` at a time */
+export async function inParallel (n: number, job: (i: number) => Promise<void>, parallel = PARALLEL): Promise<void> {
   let next = 0
   const worker = async () => {
     while (next < n) await job(next++)
   }
-  await Promise.all(Array.from({ length: Math.min(PARALLEL, n) }, worker))
+  await Promise.all(Array.from({ length: Math.min(parallel, n) }, worker))
 }
 
 /**

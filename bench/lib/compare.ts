@@ -3,7 +3,7 @@
 // burst of noise from the shared machine lands on both sides rather than on one.
 import { runLoad, type LoadResult, type LoadSpec } from './load.ts'
 import { request } from './processes.ts'
-import { round } from './results.ts'
+import { mean, median, round } from './results.ts'
 import { settings } from './settings.ts'
 
 export type Side = Omit<LoadSpec, 'connections' | 'pipelining' | 'duration'> & {
@@ -40,13 +40,6 @@ export interface ConfigFigures {
 }
 
 export const PIPELINING = [1, 10] as const
-
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
-}
 
 function figures (rounds: LoadResult[]): SideFigures {
   return {

@@ -40,12 +40,14 @@ export interface LoadResult {
   errors: number
   non2xx: number
   total: number
+  /** requests written, those in flight when the run stopped included: the server answers them after it */
+  sent: number
   /** seconds the run lasted */
   seconds: number
 }
 
 interface AutocannonJson {
-  requests: { average: number, total: number }
+  requests: { average: number, total: number, sent: number }
   latency: { p50: number, p99: number }
   errors: number
   timeouts: number
@@ -95,6 +97,7 @@ function toLoadResult (r: AutocannonJson): LoadResult {
     errors: r.errors + r.non2xx,
     non2xx: r.non2xx,
     total: r.requests.total,
+    sent: r.requests.sent,
     seconds: r.duration
   }
 }

@@ -169,8 +169,17 @@ export async function startChild (opts: StartOptions): Promise<Child> {
 
 /** VmRSS of a process, in bytes (Linux) */
 export function rssOf (pid: number): number {
+  return statusBytes(pid, 'VmRSS')
+}
+
+/** VmHWM of a process: the largest its resident set has been, in bytes (Linux) */
+export function peakRssOf (pid: number): number {
+  return statusBytes(pid, 'VmHWM')
+}
+
+function statusBytes (pid: number, field: string): number {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
     return m ? Number(m[1]) * 1024 : 0
   } catch {
     return 0

@@ -60,6 +60,16 @@ export function machineStart (): () => Machine {
 
 export const round = (n: number, digits = 3) => Number(n.toFixed(digits))
 
+export const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
+/** the p-th percentile of an ascending list (NaN when empty) */
+export const percentile = (sorted: number[], p: number) => sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN
+
 export function writeResult (result: ScenarioResult): string {
   return writeResultFile(result.scenario, result)
 }

@@ -31,7 +31,7 @@ export const settings = {
   processes: Math.max(1, Math.floor(num('BENCH_PROCESSES', 2))),
   /** administrative connection: the harness creates and drops a fresh database on this server */
   adminUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
-  /** npm run soak -- --chaos: the Redis server (and its database number, so the run's counters stay apart) the run's proxy stands in front of */
+  /** npm run soak -- --chaos: the Redis server (and its database number, so the run's counters stay apart) the run's proxy stands in front of; scenarios 11 and 12: the events broker */
   redisUrl: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379/13',
   /** the service's log level during the benchmark (request logging at info costs a lot; it is configuration) */
   logLevel: process.env.BENCH_LOG_LEVEL || 'warn',
@@ -68,6 +68,25 @@ export const settings = {
   alertBatchProfiles: process.env.ALERT_BATCH_PROFILES || 'default',
   /** scenario 10: accounts the staff search runs over */
   adminSearchAccounts: Math.max(1000, Math.floor(num('BENCH_ADMIN_SEARCH_ACCOUNTS', 1_000_000))),
+  /** scenario 11 (capacity): report generations measured through one worker, and its jobs at once */
+  capacityReports: Math.max(10, Math.floor(num('BENCH_CAPACITY_REPORTS', 100))),
+  capacityWorkers: Math.max(1, Math.floor(num('BENCH_CAPACITY_WORKERS', 2))),
+  /** scenario 11: the stream counts the memory per stream is read at (a line through them and none), and the budget it is extrapolated to */
+  capacityStreams: counts('BENCH_CAPACITY_STREAMS', [1000, 2000]),
+  capacityMemoryMiB: Math.max(64, num('BENCH_CAPACITY_MEMORY_MIB', 512)),
+  /** scenario 11: instances of the transport ceilings, the event rates tried in turn (events a second, all instances), seconds of each */
+  capacityInstances: Math.max(1, Math.floor(num('BENCH_CAPACITY_INSTANCES', 2))),
+  capacityRates: counts('BENCH_CAPACITY_RATES', [100, 200, 400, 800, 1600, 3200]),
+  capacityStepSeconds: Math.max(1, num('BENCH_CAPACITY_STEP', 2)),
+  /** scenarios 11 and 12: reports each instance holds streams of, and streams per report */
+  fleetReports: Math.max(1, Math.floor(num('BENCH_FLEET_REPORTS', 10))),
+  fleetStreams: Math.max(1, Math.floor(num('BENCH_FLEET_STREAMS', 2))),
+  /** scenario 12 (fleet): instance counts in turn, events a second per instance, seconds of each window */
+  fleetInstances: counts('BENCH_FLEET_INSTANCES', [1, 2, 4, 8]),
+  fleetRate: Math.max(1, num('BENCH_FLEET_RATE', 40)),
+  fleetSeconds: Math.max(1, num('BENCH_FLEET_SECONDS', 4)),
+  /** the transports scenarios 11 and 12 run (notify, redis) */
+  transports: (process.env.BENCH_TRANSPORTS || 'notify,redis').split(',').map((t) => t.trim()).filter((t): t is 'notify' | 'redis' => t === 'notify' || t === 'redis'),
   /** npm run load: connections over the mix, seconds, and how long the server may settle before "after" */
   loadConnections: Math.max(3, Math.floor(num('BENCH_LOAD_CONNECTIONS', 1000))),
   loadDuration: Math.max(1, num('BENCH_LOAD_DURATION', 20)),

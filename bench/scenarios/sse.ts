@@ -5,19 +5,18 @@
 // The event goes through the service's real path: a report_events row appended in a transaction
 // and NOTIFY report_events '<reportId>:<seq>' after commit (src/services/reports/events.ts), which
 // the service's one LISTEN hands to its SSE hub.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { createDatabase, type Db } from '../../src/db/client.ts'
 import { notifyPublisher } from '../../src/services/events/index.ts'
 import { announce, appendEvent } from '../../src/services/reports/events.ts'
 import { freshDatabase } from '../lib/database.ts'
-import { hardNofile, ROOT, softNofile, startChild, type Child } from '../lib/processes.ts'
-import { round } from '../lib/results.ts'
+import { hardNofile, startChild, type Child } from '../lib/processes.ts'
+import { percentile, round } from '../lib/results.ts'
 import { settings } from '../lib/settings.ts'
-import { API, importOrFail, signedInUser } from '../lib/seed.ts'
+import { API, signedInUser } from '../lib/seed.ts'
 import { startService } from '../lib/service.ts'
-import { request } from '../lib/processes.ts'
+import { draftReport, importStreamProfile, SseClient, type ClientMessage, type Opened } from '../lib/streams.ts'
 import type { Scenario } from '../lib/scenario.ts'
 
 const MEMORY_RATIO = 1.2
@@ -26,45 +25,6 @@ const WARMUP_STREAMS = 500
 
 const now = () => Number(process.hrtime.bigint()) / 1e6
 
-// One profile is all a draft report needs.
-const PROFILE_DATA = [
-  { type: 'category', id: 'c-bench', name: 'Bench', synthetic: false },
-  { type: 'interest', id: 'i-bench', name: 'Benchmarks', categoryId: 'c-bench' },
-  { type: 'account', id: 'a-bench', source: 'ig', username: 'benchpage', fullname: 'Bench Page', interests: ['i-bench'] },
-  { type: 'profile', id: 'p-bench', source: 'ig', username: 'benchuser', fullname: 'Bench User', link: 'https://ig.example/benchuser' },
-  { type: 'follow', profileId: 'p-bench', accountId: 'a-bench', since: '2025-01-01' }
-]
-
-interface ClientMessage { type: string, [k: string]: unknown }
-
-class SseClient {
-  private readonly proc: ChildProcess
-  private readonly queue: ClientMessage[] = []
-  private readonly waiting: Array<(m: ClientMessage) => void> = []
-  constructor (nofile: number) {
-    const args = ['--import', 'tsx', 'bench/clients/sse-client.ts']
-    const raise = softNofile() < nofile
-    this.proc = raise
-      ? spawn('sh', ['-c', `ulimit -n ${Math.min(nofile, hardNofile())} && exec "$0" "$@"`, process.execPath, ...args], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-      : spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-    this.proc.on('message', (m: ClientMessage) => {
-      const w = this.waiting.shift()
-      if (w) w(m)
-      else this.queue.push(m)
-    })
-  }
-
-  async ask<T extends ClientMessage> (message: ClientMessage): Promise<T> {
-    this.proc.send(message)
-    const queued = this.queue.shift()
-    if (queued) return queued as T
-    return await new Promise<T>((resolve) => this.waiting.push(resolve as (m: ClientMessage) => void))
-  }
-
-  stop () { this.proc.kill('SIGTERM') }
-}
-
-interface Opened extends ClientMessage { open: number, failed: number, statuses: Record<string, number>, ms: number }
 interface Collected extends ClientMessage { received: number, at: number[] }
 
 interface Target {
@@ -100,8 +60,6 @@ interface Measured {
   p99: number
   max: number
 }
-
-const percentile = (sorted: number[], p: number) => sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN
 
 async function measure (client: SseClient, t: Target, streams: number, publishes: number, seq: { next: number }, snapshots = false): Promise<Measured> {
   const snap = async (when: string) => {
@@ -175,9 +133,7 @@ export const sse: Scenario = {
     if (settings.heapSnapshotDir) mkdirSync(settings.heapSnapshotDir, { recursive: true })
     const db = await freshDatabase('sse')
     ctx.defer(db.drop)
-    const dataFile = join(ctx.run.dir, 'sse-profile.ndjson')
-    writeFileSync(dataFile, PROFILE_DATA.map((r) => JSON.stringify(r)).join('\n') + '\n')
-    await importOrFail(db.url, dataFile, join(ctx.run.dir, 'data'))
+    await importStreamProfile(db.url, ctx.run.dir)
     // every stream is the one bench user's: the per-user limit (SSE_MAX_STREAMS_PER_USER) is lifted
     const app = await startService(ctx.run, { name: 'service', databaseUrl: db.url, nofile, env: { SSE_MAX_STREAMS_PER_USER: String(most) } })
     ctx.defer(app.stop)
@@ -185,9 +141,7 @@ export const sse: Scenario = {
     ctx.defer(raw.stop)
     const user = await signedInUser(app)
     const auth = { authorization: `Bearer ${user.token}` }
-    const created = await request(`${app.url}${API}/report`, { method: 'POST', headers: auth, body: JSON.stringify({ profiles: [{ source: 'ig', username: 'benchuser' }] }) })
-    if (created.status !== 201) throw new Error(`report creation failed: ${created.status} ${created.body}`)
-    const reportId = (JSON.parse(created.body) as { id: string }).id
+    const reportId = await draftReport(app, user)
 
     // the publisher: the service's own event path, from another process (this one)
     const database = await createDatabase({ url: db.url, max: 2 })
