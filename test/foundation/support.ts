@@ -65,10 +65,11 @@ export function spawnEntry (script: string, args: string[], env: Record<string, 
   })
 }
 
-/** run an entry point (src/cli/*.ts, src/server.ts) to its end */
-export function run (script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null, stdout: string, stderr: string }> {
+/** what a child process wrote, and its exit code, once it has ended */
+export interface Finished { code: number | null, stdout: string, stderr: string }
+
+function finished (child: ChildProcess): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawnEntry(script, args, env)
     let stdout = ''
     let stderr = ''
     child.stdout!.on('data', (d) => { stdout += d })
@@ -78,21 +79,18 @@ export function run (script: string, args: string[], env: Record<string, string>
   })
 }
 
+/** run an entry point (src/cli/*.ts, src/server.ts) to its end */
+export function run (script: string, args: string[], env: Record<string, string>): Promise<Finished> {
+  return finished(spawnEntry(script, args, env))
+}
+
 /** `npm run --silent <script> -- args` as the operator types it, with the child's configuration in env */
-export function npmRun (script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null, stdout: string, stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawnUntracked('npm', ['run', '--silent', script, '--', ...args], {
-      cwd: ROOT,
-      env: withoutCoverage({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', TEST_DATABASE_URL: '', ...env }),
-      stdio: ['ignore', 'pipe', 'pipe']
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout!.on('data', (d) => { stdout += d })
-    child.stderr!.on('data', (d) => { stderr += d })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
+export function npmRun (script: string, args: string[], env: Record<string, string>): Promise<Finished> {
+  return finished(spawnUntracked('npm', ['run', '--silent', script, '--', ...args], {
+    cwd: ROOT,
+    env: withoutCoverage({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', TEST_DATABASE_URL: '', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe']
+  }))
 }
 
 /**
