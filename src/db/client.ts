@@ -109,6 +109,7 @@ export const SOCKET_CONNECT_TIMEOUT_S = 90
  * keep a LISTEN (a session's state) on one server connection: the LISTEN connection goes there.
  */
 export function fromPostgres (url: string, max = 10, prepare = true, socket?: string, directUrl?: string): Database {
+  const pooled = Boolean(directUrl && directUrl !== url)
   const options = {
     ...(socket ? { path: socket } : {}),
     max,
@@ -120,10 +121,11 @@ export function fromPostgres (url: string, max = 10, prepare = true, socket?: st
     idle_timeout: 60,
     backoff: reconnectDelay
   }
-  const usage = createPoolUsage()
+  // behind a pooler, no more work handed to postgres.js than the pool has connections (src/db/pool-usage.ts)
+  const usage = createPoolUsage(pooled ? max : undefined)
   const sql = preparingClient(postgres(url, options), prepare, usage)
   // postgres.js opens its LISTEN connection from the client it is asked of; this one opens nothing else
-  const listener = directUrl && directUrl !== url ? postgres(directUrl, options) : sql
+  const listener = pooled ? postgres(directUrl!, options) : sql
   const db = drizzlePostgres(sql, { schema }) as unknown as Db
   return {
     db,
@@ -135,7 +137,8 @@ export function fromPostgres (url: string, max = 10, prepare = true, socket?: st
       const meta = await listener.listen(channel, onMessage, onListen)
       return async () => { await meta.unlisten() }
     },
-    notify: async (channel, payload) => { await sql.notify(channel, payload) },
+    // through the service's client (sql.notify is postgres.js's own, which the pool's count does not see)
+    notify: async (channel, payload) => { await sql.unsafe('select pg_notify($1, $2)', [channel, payload]) },
     close: async () => { await Promise.all([sql.end({ timeout: 5 }), listener !== sql && listener.end({ timeout: 5 })]) },
     usage
   }

@@ -43,7 +43,7 @@ export function preparingClient<T extends postgres.Sql> (sql: T, prepare = sql.o
     const method = (sql as unknown as Partial<Record<typeof name, Fn>>)[name]
     if (!method) continue
     overrides[name] = name === 'begin' && usage
-      ? (...args) => usage.transaction(method.apply(sql, inside(args)) as Promise<unknown>)
+      ? (...args) => usage.transaction(() => method.apply(sql, inside(args)) as Promise<unknown>)
       : (...args) => method.apply(sql, inside(args))
   }
   return Object.assign(client, overrides) as unknown as T

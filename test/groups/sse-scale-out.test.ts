@@ -13,5 +13,6 @@ await runGroup([
   'scale-out/revocation.test.ts',
   'scale-out/views.test.ts',
   'scale-out/alert-streams.test.ts',
+  'scale-out/pooler.test.ts',
   'idempotency/concurrency.test.ts'
 ])
