@@ -7,8 +7,8 @@
 
 // Behind a pooler in transaction mode (`limit`, the pool's size), the same count is a gate: work
 // past the pool's size waits here for a connection to come free instead of being sent behind a busy
-// one. postgres.js would pipeline it there, and a pooler that hands the server connection back at
-// the end of the statement before drops the answer to the one sent behind it, which then waits
+// one. postgres.js would pipeline it there, and the pooler, which hands the server connection back
+// when the statement ahead of it ends, drops the answer to the one sent behind it, which then waits
 // forever (pgbouncer/pgbouncer#759; docs/operations.md, Behind PgBouncer).
 
 export interface PoolUsage {
