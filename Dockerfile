@@ -6,6 +6,8 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# npm ci's postinstall applies patches/ to the installed packages (patch-package)
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
@@ -22,6 +24,7 @@ ENV NODE_ENV=production \
     DATA_DIR=/var/lib/pir
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY drizzle ./drizzle
 COPY public ./public

@@ -100,6 +100,11 @@ t.test('Dockerfile: the same build, the same runtime files, node as PID 1, non-r
   const local = copies.filter((i) => !i.args.startsWith('--from')).flatMap((i) => i.args.split(/\s+/).slice(0, -1))
   t.same(local.sort(), [...s.runtimeFiles].sort(), 'runtime stage copies exactly prod-smoke\'s RUNTIME_FILES')
   t.same(copies.filter((i) => i.args.startsWith('--from')).map((i) => i.args), ['--from=build /app/dist ./dist'], '… and dist/ from the build stage')
+  // npm ci's postinstall applies patches/ (patch-package): each stage has them before its npm ci
+  for (const stage of [build, runtime]) {
+    const at = (re: RegExp) => stage.findIndex((i) => re.test(`${i.op} ${i.args}`))
+    t.ok(at(/^COPY patches /) !== -1 && at(/^COPY patches /) < at(/^RUN npm ci /), `${stage[0].stage} stage: patches/ before npm ci`)
+  }
 
   const cmd = runtime.filter((i) => i.op === 'CMD')
   t.equal(cmd.length, 1)
