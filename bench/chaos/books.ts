@@ -1,7 +1,7 @@
 // The books after the chaos run, read from the database, the receiver and the run's own records:
 // each invariant of docs/reliability.md (Chaos run) with its counts and whether it holds.
 import type { CallLog } from './client.ts'
-import { FREE_REPORTS, type Cluster } from './cluster.ts'
+import { describeExit, FREE_REPORTS, type Cluster } from './cluster.ts'
 import { databaseFault, type FaultRecord } from './faults.ts'
 import type { Received } from './receiver.ts'
 import type { Ledger, Probe } from './workload.ts'
@@ -156,7 +156,7 @@ function processes ({ cluster, faults }: Inputs): Invariant {
     name: 'every process killed came back, none died by itself',
     holds: cluster.unexpectedExits.length === 0 && failed.length === 0,
     counts: { faults: faults.length, notRecovered: failed.length, exitedByThemselves: cluster.unexpectedExits.length },
-    examples: [...cluster.unexpectedExits, ...failed.map((f) => `${f.kind}: ${f.note}`)].slice(0, 5)
+    examples: [...cluster.unexpectedExits.map(describeExit), ...failed.map((f) => `${f.kind}: ${f.note}`)].slice(0, 5)
   }
 }
 

@@ -3,6 +3,7 @@
 // PostgreSQL and Redis through the run's own TCP proxies (bench/chaos/proxy.ts). A process can be
 // killed with SIGKILL and started again on its port; one that exits on its own is counted and
 // started again, so the run goes on and the books say so.
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { freshDatabase, type BenchDatabase } from '../lib/database.ts'
@@ -34,8 +35,8 @@ export interface Cluster {
   redisProxy: TcpProxy
   webs: Proc[]
   worker: Proc
-  /** processes that exited without being killed by the run, with their exit */
-  unexpectedExits: string[]
+  /** processes that exited without being killed by the run (describeExit says what of) */
+  unexpectedExits: UnexpectedExit[]
   stop: () => Promise<void>
 }
 
@@ -46,7 +47,30 @@ function proxiedUrl (url: string, port: number): string {
   return u.toString()
 }
 
-function supervised (name: string, launch: () => Promise<Child>, unexpected: string[]): Proc & { stop: () => Promise<void> } {
+/** a process that exited without being killed by the run */
+export interface UnexpectedExit { name: string, what: string, at: number, logFile: string }
+
+/**
+ * An unexpected exit with the last error its process logged before it (pino, one JSON object a
+ * line): what it died of. Read when the books are written, once the log is flushed.
+ */
+export function describeExit (exit: UnexpectedExit): string {
+  const head = `${exit.name} ${exit.what} at ${new Date(exit.at).toISOString()}`
+  let lines: string[]
+  try { lines = readFileSync(exit.logFile, 'utf8').split('\n') } catch { return `${head}; no log` }
+  for (const line of lines.reverse()) {
+    if (!line.startsWith('{')) continue
+    try {
+      const entry = JSON.parse(line) as { level?: number, time?: number, msg?: string, err?: { message?: string, stack?: string } }
+      if ((entry.level ?? 0) < 50 || (entry.time ?? 0) > exit.at) continue
+      const where = entry.err?.stack?.split('\n').find((l) => l.trim().startsWith('at '))?.trim()
+      return `${head}; last error logged: ${[entry.msg, entry.err?.message, where].filter(Boolean).join(': ')}`
+    } catch { continue }
+  }
+  return `${head}; no error logged`
+}
+
+function supervised (name: string, logFile: string, launch: () => Promise<Child>, unexpected: UnexpectedExit[]): Proc & { stop: () => Promise<void> } {
   let child: Child | undefined
   let killing = false
   let stopped = false
@@ -55,9 +79,9 @@ function supervised (name: string, launch: () => Promise<Child>, unexpected: str
     c.proc.once('exit', (code, signal) => {
       if (child !== c || killing || stopped) return
       child = undefined
-      unexpected.push(`${name} exited by itself (${signal ?? `code ${code}`}) at ${new Date().toISOString()}`)
+      unexpected.push({ name, what: `exited by itself (${signal ?? `code ${code}`})`, at: Date.now(), logFile })
       // started again so that the run goes on; the books count the exit
-      proc.start().catch((err: Error) => unexpected.push(`${name} could not start again: ${err.message}`))
+      proc.start().catch((err: Error) => unexpected.push({ name, what: `could not start again (${err.message})`, at: Date.now(), logFile }))
     })
   }
   const proc = {
@@ -93,7 +117,7 @@ export async function startCluster (run: BenchRun, opts: { redisUrl: string, adm
   const db = await freshDatabase('chaos')
   const sql = postgres(db.url, { max: 4, onnotice: () => {}, connection: { application_name: 'chaos-books' } })
   const stops: Array<() => Promise<void>> = [async () => { await sql.end({ timeout: 5 }) }, db.drop]
-  const unexpectedExits: string[] = []
+  const unexpectedExits: UnexpectedExit[] = []
   try {
     const demo = await writeDemoData(run.dir)
     await importOrFail(db.url, demo.file, join(run.dir, 'data'))
@@ -123,10 +147,10 @@ export async function startCluster (run: BenchRun, opts: { redisUrl: string, adm
     const databaseUrl = proxiedUrl(db.url, pgProxy.port)
     const webs = await Promise.all(['web-a', 'web-b'].map(async (name) => {
       const port = await freePort()
-      return supervised(name, async () => await startService(run, { name, databaseUrl, workers: 0, port, env, readyTimeoutMs: READY_TIMEOUT_MS }), unexpectedExits)
+      return supervised(name, join(run.logDir, `${name}.log`), async () => await startService(run, { name, databaseUrl, workers: 0, port, env, readyTimeoutMs: READY_TIMEOUT_MS }), unexpectedExits)
     }))
     const workerPort = await freePort()
-    const worker = supervised('worker', async () => await startChild({
+    const worker = supervised('worker', join(run.logDir, 'worker.log'), async () => await startChild({
       name: 'worker',
       script: 'src/cli/worker.ts',
       port: workerPort,
