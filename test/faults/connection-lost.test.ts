@@ -6,7 +6,7 @@
 // threw from a timer and ended the process (a worker died so in the chaos run). patches/ refuses
 // such a statement with CONNECTION_CLOSED (docs/operations.md, Dependencies patched).
 import { setTimeout as sleep } from 'node:timers/promises'
-import { sql } from 'drizzle-orm'
+import { sql, type SQL } from 'drizzle-orm'
 import postgres from 'postgres'
 import t from 'tap'
 import { createDatabase } from '../../src/db/client.ts'
@@ -18,6 +18,26 @@ const skip = onPostgres ? false : 'postgres.js, the PostgreSQL driver, runs in t
 /** the error code of a rejected statement, through Drizzle's wrapping; 'answered' when it was not */
 const outcome = async (statement: Promise<unknown>): Promise<string> => await statement.then(() => 'answered', (err: Error & { cause?: { code?: string }, code?: string }) => err.cause?.code ?? err.code ?? err.message)
 
+/**
+ * A fresh database, a client of the service's on it with one connection (a statement after a loss
+ * opens that same connection again), and another client that ends a backend
+ */
+async function onOneConnection (t: Tap) {
+  const fresh = await freshDatabase(t)
+  const url = databaseUrl(fresh)
+  const admin = postgres(url, { max: 1, onnotice: () => {} })
+  t.teardown(() => admin.end())
+  const database = await createDatabase({ url, max: 1 })
+  t.teardown(() => database.close())
+  const terminate = async (pid: number) => { await admin`select pg_terminate_backend(${pid})` }
+  return { fresh, url, database, terminate }
+}
+
+/** the backend a transaction runs on */
+async function backendOf (tx: { execute: (query: SQL) => Promise<unknown> }): Promise<number> {
+  return ((await tx.execute(sql`select pg_backend_pid() as pid`)) as Array<{ pid: number }>)[0].pid
+}
+
 /** errors thrown outside any statement while the test runs (tap's own handler then ends the file) */
 function countUncaught (t: Tap): Error[] {
   const uncaught: Error[] = []
@@ -28,22 +48,17 @@ function countUncaught (t: Tap): Error[] {
 }
 
 t.test('a transaction whose connection is lost while a statement runs: it fails, the process lives, the next statement gets its own answer', { skip }, async (t) => {
-  const fresh = await freshDatabase(t)
-  const url = databaseUrl(fresh)
-  const admin = postgres(url, { max: 1, onnotice: () => {} })
-  t.teardown(() => admin.end())
-  const database = await createDatabase({ url, max: 1 })
-  t.teardown(() => database.close())
+  const { database, terminate } = await onOneConnection(t)
   const uncaught = countUncaught(t)
 
   let pid = 0
   const ended = outcome(database.db.transaction(async (tx) => {
-    pid = ((await tx.execute(sql`select pg_backend_pid() as pid`)) as unknown as Array<{ pid: number }>)[0].pid
+    pid = await backendOf(tx)
     await tx.execute(sql`select pg_sleep(5)`)
   }))
   while (!pid) await sleep(10)
   await sleep(200)
-  await admin`select pg_terminate_backend(${pid})`
+  await terminate(pid)
   // unpatched, postgres.js's own ROLLBACK after the failed statement was written to the closed
   // connection, from a timer: an uncaught TypeError
   t.equal(await ended, 'CONNECTION_CLOSED', 'the transaction ends with its connection')
@@ -55,21 +70,14 @@ t.test('a transaction whose connection is lost while a statement runs: it fails,
 })
 
 t.test('a transaction whose connection is lost: its late statements are refused, nothing commits, the process lives', { skip }, async (t) => {
-  const fresh = await freshDatabase(t)
-  const url = databaseUrl(fresh)
+  const { fresh, database, terminate } = await onOneConnection(t)
   await fresh.exec('create table late_writes (n int)')
-  const admin = postgres(url, { max: 1, onnotice: () => {} })
-  t.teardown(() => admin.end())
-  // one connection: the statement after the loss opens that same connection again
-  const database = await createDatabase({ url, max: 1 })
-  t.teardown(() => database.close())
-  const terminate = async (pid: number) => { await admin`select pg_terminate_backend(${pid})` }
 
   let late: Promise<string> | undefined
   let lost!: () => void
   const connectionLost = new Promise<void>((resolve) => { lost = resolve })
   const transaction = database.db.transaction(async (tx) => {
-    const [{ pid }] = (await tx.execute<{ pid: number }>(sql`select pg_backend_pid() as pid`)) as unknown as Array<{ pid: number }>
+    const pid = await backendOf(tx)
     await tx.execute(sql`insert into late_writes values (1)`)
     await terminate(pid)
     lost()
@@ -90,18 +98,12 @@ t.test('a transaction whose connection is lost: its late statements are refused,
 })
 
 t.test('a late statement before the pool opens the connection again: refused, no uncaught error', { skip }, async (t) => {
-  const fresh = await freshDatabase(t)
-  const url = databaseUrl(fresh)
-  const admin = postgres(url, { max: 1, onnotice: () => {} })
-  t.teardown(() => admin.end())
-  const database = await createDatabase({ url, max: 1 })
-  t.teardown(() => database.close())
+  const { database, terminate } = await onOneConnection(t)
   const uncaught = countUncaught(t)
 
   let late: Promise<string> | undefined
   const ended = outcome(database.db.transaction(async (tx) => {
-    const [{ pid }] = (await tx.execute<{ pid: number }>(sql`select pg_backend_pid() as pid`)) as unknown as Array<{ pid: number }>
-    await admin`select pg_terminate_backend(${pid})`
+    await terminate(await backendOf(tx))
     await sleep(300)
     late = outcome(tx.execute(sql`select 2`))
     await late
@@ -115,15 +117,12 @@ t.test('a late statement before the pool opens the connection again: refused, no
 })
 
 t.test('a statement on a reserved connection that was lost is refused, not left waiting', { skip }, async (t) => {
-  const fresh = await freshDatabase(t)
-  const url = databaseUrl(fresh)
-  const admin = postgres(url, { max: 1, onnotice: () => {} })
-  t.teardown(() => admin.end())
+  const { url, terminate } = await onOneConnection(t)
   const client = postgres(url, { max: 1, onnotice: () => {} })
   t.teardown(() => client.end({ timeout: 1 }))
   const reserved = await client.reserve()
   const [{ pid }] = await reserved<Array<{ pid: number }>>`select pg_backend_pid() as pid`
-  await admin`select pg_terminate_backend(${pid})`
+  await terminate(pid)
   await sleep(300)
   // unpatched, the write waits on a socket that is gone: the statement never settles
   const settled = await Promise.race([outcome(reserved`select 2`), sleep(5000).then(() => 'still waiting after 5 s')])
