@@ -3,8 +3,8 @@
 // with CONNECTION_CLOSED at once, but the code inside it still holds the transaction's client:
 // unpatched, its next statement either ran on the connection the pool had opened again in its
 // place, outside any transaction, and committed on its own, or, the connection not yet open again,
-// threw from a timer and ended the process (a worker died so in the chaos run). patches/ refuses
-// such a statement with CONNECTION_CLOSED (docs/operations.md, Dependencies patched).
+// threw from a timer and ended the process. patches/ refuses such a statement with
+// CONNECTION_CLOSED (docs/operations.md, Dependencies patched).
 import { setTimeout as sleep } from 'node:timers/promises'
 import { sql, type SQL } from 'drizzle-orm'
 import postgres from 'postgres'
