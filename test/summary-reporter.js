@@ -1,7 +1,7 @@
 // The reporter `npm test` uses when its output is not a terminal (test/run-suite.js): tap's own
 // reporters redraw a status line for every assertion, which a pipe or a log file keeps as thousands
 // of lines. This one reads tap's TAP stream and writes a short summary: a line per group (or test
-// file run alone) as it ends, with its wall time, then every skipped test with its reason, every
+// file run alone) as it ends, with its wall time and the CPU a group cost (test/group.ts), then every skipped test with its reason, every
 // failed assertion in full, the ten slowest test files with their time, and the totals. The times
 // are what docs/decisions/the-house.md, Test suite, measures the suite by.
 import { Transform } from 'node:stream'
@@ -19,6 +19,8 @@ export default class SummaryReporter extends Transform {
     this.failures = []
     this.files = 0
     this.fileTimes = []
+    this.cpu = 0
+    this.groupCpu = null
     this.parser = new Parser()
     this.watch(this.parser, 0)
   }
@@ -39,7 +41,9 @@ export default class SummaryReporter extends Transform {
       if (res.skip) this.skips.push(`${res.fullname}: ${res.skip === true ? 'skipped' : res.skip}`)
       if (level === 0) {
         this.files++
-        this.push(`${res.ok ? 'ok  ' : 'FAIL'} ${res.name}${res.skip ? ' (skipped)' : ''}${res.time ? ` (${seconds(res.time)})` : ''}\n`)
+        const cpu = this.groupCpu === null ? '' : `, cpu ${seconds(this.groupCpu.own + this.groupCpu.children)} (children ${seconds(this.groupCpu.children)})`
+        this.groupCpu = null
+        this.push(`${res.ok ? 'ok  ' : 'FAIL'} ${res.name}${res.skip ? ' (skipped)' : ''}${res.time ? ` (${seconds(res.time)}${cpu})` : ''}\n`)
         if (!subtest && !res.ok && !res.skip && !res.todo) this.failures.push(res)
         return
       }
@@ -54,6 +58,14 @@ export default class SummaryReporter extends Transform {
         this.failures.push(res)
       }
     })
+    if (level === 1) {
+      parser.on('comment', (line) => {
+        const m = /^# group cpu: (\d+) ms own, (\d+) ms children/.exec(line.trim())
+        if (!m) return
+        this.groupCpu = { own: Number(m[1]), children: Number(m[2]) }
+        this.cpu += this.groupCpu.own + this.groupCpu.children
+      })
+    }
     if (level === 0) parser.on('extra', (line) => this.push(line))
   }
 
@@ -81,7 +93,8 @@ export default class SummaryReporter extends Transform {
     }
     const { pass, fail, skip, todo } = this.counts
     this.push(`\n${pass + fail + skip + todo} assertions: ${pass} pass, ${fail} fail, ${skip} skip, ${todo} todo; ` +
-      `${this.files} groups or files in ${seconds(Date.now() - this.started)}\n`)
+      `${this.files} groups or files in ${seconds(Date.now() - this.started)}` +
+      `${this.cpu ? `, ${seconds(this.cpu)} of CPU` : ''}\n`)
     done()
   }
 }
