@@ -5,6 +5,7 @@
 // "Test groups").
 import { readFileSync } from 'node:fs'
 import tap from 'tap'
+import { closeIdleDatabases } from './helper.ts'
 import { enterSubtest } from './tap.ts'
 
 /** run the test files `files` (paths under test/) in this process, in this order */
@@ -15,6 +16,7 @@ export async function runGroup (files: string[]): Promise<void> {
       await import(new URL(file, new URL('.//', import.meta.url)).href)
     })
   }
+  await closeIdleDatabases()
   tap.comment(cpuComment())
 }
 
