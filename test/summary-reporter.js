@@ -8,7 +8,11 @@ import { Transform } from 'node:stream'
 import { Parser } from 'tap-parser'
 import { stringify } from 'yaml'
 
-const seconds = (ms) => ms >= 60_000 ? `${Math.floor(ms / 60_000)}m ${Math.round(ms % 60_000 / 1000)}s` : `${(ms / 1000).toFixed(1)}s`
+const seconds = (ms) => {
+  if (ms < 59_950) return `${(ms / 1000).toFixed(1)}s`
+  const s = Math.round(ms / 1000)
+  return `${Math.floor(s / 60)}m ${s % 60}s`
+}
 
 export default class SummaryReporter extends Transform {
   constructor () {
