@@ -1,13 +1,17 @@
-// npm test: tap with .taprc, and two things tap cannot choose for itself.
+// npm test: tap with .taprc, and three things tap cannot choose for itself.
 // - The reporter by where the output goes: at a terminal tap's own (a live count, then failures in
 //   full); into a pipe or a file test/summary-reporter.js, a line per test file and a short summary,
 //   where tap's reporters would leave a redrawn status line per assertion. An explicit --reporter
 //   (or -R, or TAP=1) wins.
+// - How many groups run at once: one per core. The groups are CPU-bound, and more at once than cores
+//   costs CPU, not saves time (docs/decisions/the-house.md, Test suite); tap's own default leaves a
+//   core free. An explicit --jobs (or -j) wins.
 // - The browser tests need Chromium at the path test/dashboard/browser.ts names; without it they
 //   skip, and this says so before the run, naming them and how to install it.
 import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -25,10 +29,11 @@ if (chromium && !existsSync(chromium)) {
 const args = process.argv.slice(2)
 const chosen = process.env.TAP === '1' || args.some((a) => a === '-R' || a.startsWith('--reporter') || /^-R./.test(a))
 const reporter = chosen || process.stdout.isTTY ? [] : [`--reporter=${join(testDir, 'summary-reporter.js')}`]
+const jobs = args.some((a) => a === '-j' || a.startsWith('--jobs') || /^-j\d/.test(a)) ? [] : [`--jobs=${availableParallelism()}`]
 
 const require = createRequire(import.meta.url)
 const tap = join(dirname(require.resolve('tap/package.json')), JSON.parse(readFileSync(require.resolve('tap/package.json'), 'utf8')).bin.tap)
-const child = spawn(process.execPath, [tap, ...reporter, ...args], { stdio: 'inherit' })
+const child = spawn(process.execPath, [tap, ...reporter, ...jobs, ...args], { stdio: 'inherit' })
 // Ctrl-C reaches tap too (the same process group): wait for it to stop its test processes
 process.on('SIGINT', () => {})
 process.on('SIGTERM', () => child.kill('SIGTERM'))
