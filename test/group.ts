@@ -24,7 +24,7 @@ export async function runGroup (files: string[]): Promise<void> {
  * The CPU the group cost, its own and that of the processes it started and waited for (servers,
  * commands, Chromium), as a comment test/summary-reporter.js reads: the groups run side by side,
  * so their wall times say how they shared two cores and only this says what each one costs.
- * Children's CPU is read from /proc (Node does not expose it); elsewhere the comment has none.
+ * Children's CPU is read from /proc (Node does not expose it); elsewhere it counts as 0.
  */
 function cpuComment (): string {
   const own = process.cpuUsage()

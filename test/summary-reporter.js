@@ -1,9 +1,10 @@
 // The reporter `npm test` uses when its output is not a terminal (test/run-suite.js): tap's own
 // reporters redraw a status line for every assertion, which a pipe or a log file keeps as thousands
 // of lines. This one reads tap's TAP stream and writes a short summary: a line per group (or test
-// file run alone) as it ends, with its wall time and the CPU a group cost (test/group.ts), then every skipped test with its reason, every
-// failed assertion in full, the ten slowest test files with their time, and the totals. The times
-// are what docs/decisions/the-house.md, Test suite, measures the suite by.
+// file run alone) as it ends, with its wall time and the CPU a group cost (test/group.ts), then
+// every skipped test with its reason, every failed assertion in full, the ten slowest test files
+// with their time, and the totals. The times are what docs/decisions/the-house.md, Test suite,
+// measures the suite by.
 import { Transform } from 'node:stream'
 import { Parser } from 'tap-parser'
 import { stringify } from 'yaml'
