@@ -3,6 +3,7 @@ import { runGroup } from '../group.ts'
 
 await runGroup([
   'foundation/groups.test.ts',
+  'foundation/runner-errors.test.ts',
   'foundation/config.test.ts',
   'foundation/http.test.ts',
   'foundation/migrate.test.ts',
