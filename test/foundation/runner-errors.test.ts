@@ -9,7 +9,10 @@ import t from '../tap.ts'
 
 interface Caught { error: Error, type: string, domain: string }
 
-/** runs `start` in a context of its own under a domain named `name`, and waits for an error */
+/**
+ * runs `start` in a context of its own under a domain named 'outer' (`nested` opens a named domain
+ * inside it) and resolves with the first error a domain gets, and that domain's name
+ */
 function caught (start: (nested: (name: string, start: () => void) => void) => void): Promise<Caught> {
   return new Promise((resolve) => {
     // an error no domain got is tap's to report; this test then ends with a clear miss, not a hang
