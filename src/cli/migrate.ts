@@ -5,7 +5,6 @@
 // modules load: a wrong setting is answered at once.
 import { loadDatabaseConfig } from '../config.ts'
 import { ConfigError } from '../errors.ts'
-import { EnvSchema } from '../../schemas/env.ts'
 
 let config: ReturnType<typeof loadDatabaseConfig>
 try {
@@ -19,9 +18,7 @@ const { openForCommand } = await import('./open-database.ts')
 const database = await openForCommand(config, 'npm run db:migrate')
 if (config.databaseUrl) {
   const { prepareQueue } = await import('../jobs/queue.ts')
-  // each job carries its own settings (src/jobs/queue.ts): a queue made here holds the defaults only
-  const defaults = { jobExpireSeconds: EnvSchema.properties.REPORT_JOB_EXPIRE_S.default, maintenanceSeconds: EnvSchema.properties.QUEUE_MAINTENANCE_S.default }
-  await prepareQueue(database, defaults, { warn: (o, m) => console.error(m, JSON.stringify(o)) })
+  await prepareQueue(database, { warn: (o, m) => console.error(m, JSON.stringify(o)) })
 }
 await database.close()
 console.log(`migrations applied to ${config.databaseUrl ? 'PostgreSQL' : 'the embedded database'}`)

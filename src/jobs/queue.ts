@@ -4,6 +4,7 @@
 import { createRequire } from 'node:module'
 import { setTimeout as sleep } from 'node:timers/promises'
 import PgBoss from 'pg-boss'
+import { EnvSchema } from '../../schemas/env.ts'
 import { isDatabaseDown, type Database } from '../db/client.ts'
 import type { ReportQueue } from '../services/reports/index.ts'
 
@@ -116,14 +117,21 @@ export async function startQueue (database: Database, opts: QueueOptions, log: L
   return boss
 }
 
+// Each job carries its own settings (reportQueue below): a queue made before any process started
+// holds the defaults only.
+const DEFAULT_QUEUE_OPTIONS: QueueOptions = {
+  jobExpireSeconds: EnvSchema.properties.REPORT_JOB_EXPIRE_S.default,
+  maintenanceSeconds: EnvSchema.properties.QUEUE_MAINTENANCE_S.default
+}
+
 /**
  * The migration step's part (npm run db:migrate): the queue's schema and the report queues, so that
  * the processes started after it find them made and race on nothing.
  */
-export async function prepareQueue (database: Database, opts: QueueOptions, log: Log): Promise<void> {
-  const boss = await startBoss(database, opts, log, false)
+export async function prepareQueue (database: Database, log: Log): Promise<void> {
+  const boss = await startBoss(database, DEFAULT_QUEUE_OPTIONS, log, false)
   try {
-    await createQueues(boss, opts, log)
+    await createQueues(boss, DEFAULT_QUEUE_OPTIONS, log)
   } finally {
     await boss.stop({ graceful: false, wait: true, close: false })
   }
