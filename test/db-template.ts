@@ -7,11 +7,17 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type postgres from 'postgres'
 import { testDatabaseUrl, testPoolerUrl } from '../src/config.ts'
+import { fromPglite, fromPostgres, type Database } from '../src/db/client.ts'
 import { migrateDatabase, migrationsFolder } from '../src/db/migrate.ts'
 import { openPglite } from '../src/db/pglite.ts'
+import { prepareQueue } from '../src/jobs/queue.ts'
 
 // Every test database starts as a copy of one migrated template, made once per machine and set of
-// migrations (the name carries a hash of drizzle/ and of the PGlite build), not migrated per test:
+// migrations (the name carries a hash of drizzle/, of the PGlite build and of pg-boss's version), not
+// migrated per test. The template is the database as the release step leaves it (npm run db:migrate
+// on PostgreSQL): migrated, with the job queue's schema and queues, which every app a test builds
+// would otherwise install again (pg-boss's schema is most of what a test's app does to its database
+// as it starts).
 // - PGlite: a migrated data directory in memory (/dev/shm); each database is a new PGlite on a
 //   copy of it (no initdb, no migrations; a copied directory starts in half the CPU time of a
 //   loaded tar dump).
@@ -31,6 +37,7 @@ function templateKey (): string {
     }
     const wasm = fileURLToPath(import.meta.resolve('@electric-sql/pglite/pglite.wasm'))
     hash.update(`${wasm} ${statSync(wasm).size}`)
+    hash.update(readFileSync(fileURLToPath(import.meta.resolve('pg-boss/package.json'))))
     key = hash.digest('hex').slice(0, 16)
   }
   return key
@@ -50,7 +57,7 @@ export function pgliteTemplateDir (): Promise<string> {
     rmSync(building, { recursive: true, force: true })
     const pg = await openPglite(building)
     await migrateDatabase({ pglite: pg })
-    await pg.close()
+    await withQueue(fromPglite(pg))
     try {
       renameSync(building, dir)
     } catch (err) {
@@ -61,6 +68,15 @@ export function pgliteTemplateDir (): Promise<string> {
     return dir
   })()
   return pgliteTemplate
+}
+
+/** the job queue's schema and queues, made as the release step makes them; then `database` is closed */
+async function withQueue (database: Database): Promise<void> {
+  try {
+    await prepareQueue(database, { warn: (o, m) => console.error(m, JSON.stringify(o)) })
+  } finally {
+    await database.close()
+  }
 }
 
 /** retried while PostgreSQL says another session is still on the database (55006): a closed connection's backend ends a moment later */
@@ -120,6 +136,7 @@ function postgresTemplateName (admin: postgres.Sql): Promise<string> {
         await lock.unsafe(`drop database if exists ${building} with (force)`)
         await lock.unsafe(`create database ${building}`)
         await migrateDatabase({ url: databaseUrl(building) })
+        await withQueue(fromPostgres(databaseUrl(building), 1))
         await whileInUse(() => lock.unsafe(`alter database ${building} rename to ${name}`))
       }
     } finally {
