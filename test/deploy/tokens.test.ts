@@ -21,8 +21,8 @@ async function tokens (args: string[]): Promise<{ code: number | null, stderr: s
 }
 
 t.test('npm run tokens -- --users N writes N working JWTs and session cookies', async (t) => {
-  const db = await childDatabase(t)
-  const server = await startServer(t, { DATABASE_URL: db.url, RATE_LIMIT_SIGNUP_IP: '1000', RATE_LIMIT_SIGNIN_IP: '1000' })
+  const db = await childDatabase(t, { migrated: true })
+  const server = await startServer(t, { ...db.env, RATE_LIMIT_SIGNUP_IP: '1000', RATE_LIMIT_SIGNIN_IP: '1000' })
   const dir = tempDir(t)
   const out = join(dir, 'tokens.txt')
   const cookiesFile = join(dir, 'cookies.txt')
