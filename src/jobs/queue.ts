@@ -137,11 +137,21 @@ export async function prepareQueue (database: Database, log: Log): Promise<void>
   }
 }
 
-export function reportQueue (boss: PgBoss, opts: QueueOptions): ReportQueue {
+/**
+ * The queue as the reports service sends to it. `localWorkers`: the ids of this process's report
+ * workers (src/jobs/worker.ts). A worker polls every half second; one of this process's is woken
+ * as a job is sent, so that a report queued on an instance that runs workers starts at once rather
+ * than up to a poll later. One at a time, in turn: each wake costs the woken worker a fetch, and a
+ * busy one fetches again as soon as its job ends anyway. Workers in other processes find the job at
+ * their next poll.
+ */
+export function reportQueue (boss: PgBoss, opts: QueueOptions, localWorkers: string[] = []): ReportQueue {
+  let next = 0
   return {
     async send (reportId, jobId) {
       // the id makes a second send of the same generate call a no-op
       await boss.send(GENERATE_QUEUE, { reportId } satisfies GenerateJob, { id: jobId, ...jobOptions(opts), deadLetter: FAILED_QUEUE })
+      if (localWorkers.length > 0) boss.notifyWorker(localWorkers[next++ % localWorkers.length]!)
     }
   }
 }

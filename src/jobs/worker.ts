@@ -46,17 +46,20 @@ function timed (queue: string, observe: JobObserver | undefined, work: (job: Gen
   }
 }
 
-export async function startWorkers (boss: PgBoss, generator: ReportGenerator, count: number, observe?: JobObserver): Promise<void> {
+/** `count` report workers and, with any, the dead-letter queue's; the report workers' ids */
+export async function startWorkers (boss: PgBoss, generator: ReportGenerator, count: number, observe?: JobObserver): Promise<string[]> {
   const run = timed(GENERATE_QUEUE, observe, (data) => generator.run(data.reportId))
   const fail = timed(FAILED_QUEUE, observe, (data) => generator.fail(data.reportId))
+  const ids: string[] = []
   for (let i = 0; i < count; i++) {
-    await boss.work<GenerateJob>(GENERATE_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+    ids.push(await boss.work<GenerateJob>(GENERATE_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
       await throughOutages(job, run)
-    })
+    }))
   }
   if (count > 0) {
     await boss.work<GenerateJob>(FAILED_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
       await throughOutages(job, fail)
     })
   }
+  return ids
 }

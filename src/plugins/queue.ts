@@ -32,9 +32,9 @@ export interface QueuePluginOptions extends QueueOptions {
 
 async function queuePlugin (app: FastifyInstance, opts: QueuePluginOptions) {
   const boss = await startQueue(app.database, opts, app.log)
-  app.decorate('queue', { boss, reports: reportQueue(boss, opts) })
   const generator = createReportGenerator({ database: app.database, now: opts.now, accountChanges: app.accountChanges, webhookScheduleS: opts.webhooks.retryScheduleS, events: app.events })
-  await startWorkers(boss, generator, opts.workers, opts.observeJob)
+  const workers = await startWorkers(boss, generator, opts.workers, opts.observeJob)
+  app.decorate('queue', { boss, reports: reportQueue(boss, opts, workers) })
   const deliveries = opts.workers > 0 ? startDeliveryLoop(app.database, { webhooks: opts.webhooks, log: app.log }) : null
   const alerts = opts.workers > 0 ? startAlertLoop(app.database, { alerts: opts.alerts, webhooks: opts.webhooks, now: opts.now, log: app.log, events: app.events }) : null
   // the alert digests beside the deliveries; their service (and its mailer) is registered after this plugin

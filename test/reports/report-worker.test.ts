@@ -1,7 +1,10 @@
-// Generation survives a dead worker, and a report that fails every attempt gives its credit back.
+// Generation survives a dead worker, and a report that fails every attempt gives its credit back; a
+// job sent on an instance with workers wakes one of them.
 import t from '../tap.ts'
 import { build, freshDatabase, signedInUser } from '../helper.ts'
-import { GENERATE_QUEUE } from '../../src/jobs/queue.ts'
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { GENERATE_QUEUE, reportQueue } from '../../src/jobs/queue.ts'
 import { createReport, waitForStatus } from './report-wait.ts'
 import { seedReportData } from './seed.ts'
 
@@ -68,4 +71,30 @@ t.test('a generate whose job could not be sent after its commit sends it on the 
   t.equal((await waitForStatus(app, u.auth, id, ['ready', 'failed'], 30_000)).json().status, 'ready')
   const info = await app.inject({ url: '/api/v1/auth/info', headers: u.auth })
   t.equal(info.json().reportCredits, 0, 'exactly one credit consumed')
+})
+
+t.test('a job sent on an instance with workers wakes one of them instead of waiting for its next poll', async (t) => {
+  const app = await build(t, { WORKERS: '0' })
+  const { boss } = app.queue
+  const handled: string[] = []
+  const waiters = new Map<string, () => void>()
+  const ran = (reportId: string) => new Promise<void>((resolve) => waiters.set(reportId, resolve))
+  const first = randomUUID()
+  const firstRan = ran(first)
+  await boss.send(GENERATE_QUEUE, { reportId: first })
+  // a worker that polls once a minute: its first fetch, as it starts, takes the first job; then it
+  // sleeps for a minute unless woken
+  const worker = await boss.work<{ reportId: string }>(GENERATE_QUEUE, { batchSize: 1, pollingIntervalSeconds: 60 }, async ([job]) => {
+    handled.push(job.data.reportId)
+    waiters.get(job.data.reportId)?.()
+  })
+  t.teardown(() => boss.offWork(GENERATE_QUEUE))
+  await firstRan
+  const second = randomUUID()
+  const secondRan = ran(second)
+  await reportQueue(boss, app.config.queue, [worker]).send(second, randomUUID())
+  // far less than the minute the worker would sleep; not a measure of speed
+  const outcome = await Promise.race([secondRan.then(() => 'ran'), sleep(20_000, undefined, { ref: false }).then(() => 'still waiting after 20 s')])
+  t.equal(outcome, 'ran', 'the second job ran well before the worker\'s next poll')
+  t.same(handled, [first, second])
 })
