@@ -3,9 +3,10 @@
 //   full); into a pipe or a file test/summary-reporter.js, a line per test file and a short summary,
 //   where tap's reporters would leave a redrawn status line per assertion. An explicit --reporter
 //   (or -R, or TAP=1) wins.
-// - How many groups run at once: one per core. The groups are CPU-bound, and more at once than cores
-//   costs CPU, not saves time (docs/decisions/the-house.md, Test suite); tap's own default leaves a
-//   core free. An explicit --jobs (or -j) wins.
+// - How many groups run at once: one more than the cores. A group keeps about a core busy but waits
+//   part of its time (on Chromium, its child processes, its clocks), and one more group fills those
+//   gaps at no extra CPU; more than that costs CPU (docs/decisions/the-house.md, Test suite). tap's
+//   own default leaves a core free. An explicit --jobs (or -j) wins.
 // - The browser tests need Chromium at the path test/dashboard/browser.ts names; without it they
 //   skip, and this says so before the run, naming them and how to install it.
 import { spawn } from 'node:child_process'
@@ -29,7 +30,7 @@ if (chromium && !existsSync(chromium)) {
 const args = process.argv.slice(2)
 const chosen = process.env.TAP === '1' || args.some((a) => a === '-R' || a.startsWith('--reporter') || /^-R./.test(a))
 const reporter = chosen || process.stdout.isTTY ? [] : [`--reporter=${join(testDir, 'summary-reporter.js')}`]
-const jobs = args.some((a) => a === '-j' || a.startsWith('--jobs') || /^-j\d/.test(a)) ? [] : [`--jobs=${availableParallelism()}`]
+const jobs = args.some((a) => a === '-j' || a.startsWith('--jobs') || /^-j\d/.test(a)) ? [] : [`--jobs=${availableParallelism() + 1}`]
 
 const require = createRequire(import.meta.url)
 const tap = join(dirname(require.resolve('tap/package.json')), JSON.parse(readFileSync(require.resolve('tap/package.json'), 'utf8')).bin.tap)
