@@ -76,10 +76,9 @@ function removeStaleTrees (current: string) {
  * The node arguments that run an entry point (a path under src/, e.g. src/cli/promo.ts) from the
  * compiled tree. `--liftoff-only`: V8 runs WebAssembly with its baseline compiler alone. A child
  * lives seconds, and compiling PGlite's hot functions again with the optimizing compiler costs it
- * more than they gain in that time: a server's start on an embedded database takes about 3 s of CPU
- * instead of 4.6, a first start with its initdb and migrations 4.2 s instead of 6.4. Only the
- * speed of the database's code differs, not what it does; the test processes, which live minutes,
- * keep V8's default.
+ * more than they gain in that time: about a third of a server's start on an embedded database
+ * (docs/decisions/the-house.md, Test suite). Only the speed of the database's code differs, not
+ * what it does; the test processes, which live minutes, keep V8's default.
  */
 export function entryArgs (script: string): string[] {
   return ['--liftoff-only', join(compiledTree(), script.replace(/\.ts$/, '.mjs'))]
